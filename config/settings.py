@@ -1,0 +1,113 @@
+"""Settings come from environment variables so one build runs anywhere (12-factor)."""
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlparse
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "data"))
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict:
+    """Turn DATABASE_URL (postgres://user:pass@host:port/name or sqlite:///path) into Django's form."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        path = unquote(parsed.path[1:] if parsed.path.startswith("//") else parsed.path) or ":memory:"
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path}
+    if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
+        options = dict(parse_qsl(parsed.query))
+        if env_bool("DATABASE_POOL", True):
+            options["pool"] = {"min_size": 1, "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "10"))}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parsed.path.lstrip("/")),
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "OPTIONS": options,
+        }
+    raise ValueError(f"Unsupported DATABASE_URL scheme: {parsed.scheme!r}")
+
+
+DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'netinventory.sqlite3'}"
+DATABASES = {"default": database_from_url(DATABASE_URL)}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3") and DATABASES["default"]["NAME"] != ":memory:":
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-development-key-change-me-in-production")
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "*")
+
+# API behaviour (spec §8)
+PAGINATE_COUNT = int(os.environ.get("PAGINATE_COUNT") or 50)
+MAX_PAGE_SIZE = int(os.environ.get("MAX_PAGE_SIZE") or 0) if "MAX_PAGE_SIZE" in os.environ else 1000
+STRICT_FILTERING = env_bool("STRICT_FILTERING", True)
+EXEMPT_VIEW_PERMISSIONS = env_list("EXEMPT_VIEW_PERMISSIONS")
+MAX_DEPTH = 10
+
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS")
+CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", False)
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "corsheaders",
+    "graphene_django",
+    "inventory.users",
+    "inventory.extras",
+    "inventory.tenancy",
+    "inventory.dcim",
+    "inventory.ipam",
+    "inventory.circuits",
+    "inventory.virtualization",
+    "rest",
+]
+
+MIDDLEWARE = [
+    "corsheaders.middleware.CorsMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+AUTH_USER_MODEL = "users.User"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+APPEND_SLASH = False  # the API answers a missing slash itself (spec §4.1: 302)
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {"context_processors": []},
+    }
+]
+
+USE_TZ = True
+TIME_ZONE = "UTC"
+LANGUAGE_CODE = "en-us"
+USE_I18N = False
+
+GRAPHENE = {"SCHEMA": "queryengine.schema.schema"}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}

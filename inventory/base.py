@@ -1,0 +1,52 @@
+"""Shared model bases: every inventory object has a UUID, timestamps, custom field data and tags."""
+
+import uuid
+
+from django.db import models
+
+
+class BaseModel(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return str(getattr(self, "name", self.pk))
+
+
+class OrganizationalModel(BaseModel):
+    """An object with timestamps and custom fields but no tags (statuses, roles, tags, types)."""
+
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+    _custom_field_data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class PrimaryModel(OrganizationalModel):
+    """A first-class inventory object: everything above plus tags."""
+
+    tags = models.ManyToManyField("extras.Tag", related_name="+", blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class TreeModel(models.Model):
+    """An object in a tree through a nullable `parent`; cycles are refused on save."""
+
+    parent = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="children")
+
+    class Meta:
+        abstract = True
+
+    def ancestors(self) -> list:
+        chain, node, seen = [], self.parent, {self.pk}
+        while node is not None and node.pk not in seen:
+            seen.add(node.pk)
+            chain.append(node)
+            node = node.parent
+        return chain[::-1]

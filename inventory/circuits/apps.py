@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class CircuitsConfig(AppConfig):
+    name = "inventory.circuits"
+    label = "circuits"
+    default_auto_field = "django.db.models.BigAutoField"

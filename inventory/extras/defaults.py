@@ -1,0 +1,57 @@
+"""The statuses a new inventory starts with, each limited to the models it makes sense for.
+
+Models that are not installed yet are skipped and linked by the migrate that installs them.
+"""
+
+from django.apps import apps
+from django.contrib.contenttypes.models import ContentType
+
+DEVICE_LIKE = ("dcim.device", "virtualization.virtualmachine")
+STATUSES = [
+    # name, color, description, models
+    ("Active", "4caf50", "Unit is active", ("dcim.location", "dcim.rack", "dcim.interface", "dcim.powerfeed",
+     "ipam.prefix", "ipam.ipaddress", "ipam.vlan", "ipam.vrf", "circuits.circuit",
+     "virtualization.vminterface", *DEVICE_LIKE)),
+    ("Available", "4caf50", "Unit is available", ("dcim.rack",)),
+    ("Connected", "4caf50", "Cable is connected", ("dcim.cable",)),
+    ("Decommissioned", "9e9e9e", "Circuit has been decommissioned", ("circuits.circuit",)),
+    ("Decommissioning", "ffc107", "Unit is being decommissioned", ("dcim.location", "dcim.powerfeed",
+     "circuits.circuit", *DEVICE_LIKE)),
+    ("Deprecated", "f44336", "Unit has been deprecated", ("ipam.prefix", "ipam.ipaddress", "ipam.vlan")),
+    ("DHCP", "4caf50", "Dynamically assigned IPv4/IPv6 address", ("ipam.ipaddress",)),
+    ("Failed", "f44336", "Unit has failed", ("dcim.device", "dcim.interface", "dcim.powerfeed",
+     "virtualization.vminterface")),
+    ("Inventory", "9e9e9e", "Device is in inventory", ("dcim.device",)),
+    ("Maintenance", "9e9e9e", "Unit is under maintenance", ("dcim.interface", "virtualization.vminterface")),
+    ("Offline", "ffc107", "Unit is offline", ("dcim.device", "dcim.powerfeed", "circuits.circuit",
+     "virtualization.virtualmachine")),
+    ("Planned", "00bcd4", "Unit has been planned", ("dcim.location", "dcim.rack", "dcim.interface",
+     "dcim.cable", "dcim.powerfeed", "circuits.circuit", "virtualization.vminterface", *DEVICE_LIKE)),
+    ("Provisioning", "2196f3", "Circuit is being provisioned", ("circuits.circuit",)),
+    ("Reserved", "00bcd4", "Unit is reserved", ("dcim.rack", "ipam.prefix", "ipam.ipaddress", "ipam.vlan")),
+    ("Retired", "f44336", "Location has been retired", ("dcim.location",)),
+    ("SLAAC", "4caf50", "Dynamically assigned IPv6 address", ("ipam.ipaddress",)),
+    ("Staged", "2196f3", "Unit has been staged", ("dcim.location", *DEVICE_LIKE)),
+]
+
+
+def installed_content_types(labels):
+    found = []
+    for label in labels:
+        app_label, model_name = label.split(".")
+        try:
+            model = apps.get_model(app_label, model_name)
+        except LookupError:
+            continue
+        found.append(ContentType.objects.get_for_model(model))
+    return found
+
+
+def populate_defaults(app_config=None, **kwargs):
+    if app_config is None or app_config.label != "extras":
+        return
+    from .models import Status
+
+    for name, color, description, labels in STATUSES:
+        status, _ = Status.objects.get_or_create(name=name, defaults={"color": color, "description": description})
+        status.content_types.add(*installed_content_types(labels))

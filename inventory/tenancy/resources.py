@@ -1,0 +1,23 @@
+from queryengine.registry import Resource, register
+
+from .models import Tenant, TenantGroup
+
+register(Resource(TenantGroup, "tenancy/tenant-groups", counts={"tenant_count": "tenancy.Tenant.tenant_group"}))
+register(
+    Resource(
+        Tenant,
+        "tenancy/tenants",
+        search=("name", "description", "comments"),
+        counts={
+            "circuit_count": "circuits.Circuit.tenant",
+            "device_count": "dcim.Device.tenant",
+            "ipaddress_count": "ipam.IPAddress.tenant",
+            "location_count": "dcim.Location.tenant",
+            "prefix_count": "ipam.Prefix.tenant",
+            "rack_count": "dcim.Rack.tenant",
+            "virtualmachine_count": "virtualization.VirtualMachine.tenant",
+            "vlan_count": "ipam.VLAN.tenant",
+            "vrf_count": "ipam.VRF.tenant",
+        },
+    )
+)

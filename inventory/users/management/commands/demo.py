@@ -1,0 +1,65 @@
+"""Create a demo superuser, an API token and a small network so the first GET shows real data."""
+
+from django.contrib.contenttypes.models import ContentType
+from django.core.management.base import BaseCommand
+
+from inventory.dcim.models import Location, LocationType
+from inventory.extras.models import Role, Status, Tag
+from inventory.tenancy.models import Tenant, TenantGroup
+from inventory.users.models import Token, User
+
+DEMO_KEY = "0123456789abcdef0123456789abcdef01234567"
+
+
+class Command(BaseCommand):
+    help = "Create the demo user (admin/admin), its API token and a small demo network."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--url", default="http://127.0.0.1:8000", help="where the service will listen")
+
+    def handle(self, *args, url, **options):
+        user, created = User.objects.get_or_create(
+            username="admin", defaults={"is_superuser": True, "is_staff": True, "email": "admin@example.com"}
+        )
+        if created:
+            user.set_password("admin")
+            user.save()
+        token, _ = Token.objects.get_or_create(key=DEMO_KEY, defaults={"user": user, "description": "demo token"})
+        self.seed_network()
+        self.stdout.write(
+            f"NetInventory is ready.\n"
+            f"  API:      {url}/api/\n"
+            f"  GraphQL:  {url}/api/graphql/\n"
+            f"  User:     admin / admin\n"
+            f"  Token:    {token.key}\n"
+            f'  Try:      curl -H "Authorization: Token {token.key}" {url}/api/dcim/locations/\n'
+        )
+
+    def seed_network(self):
+        location_ct = ContentType.objects.get_for_model(Location)
+        tenant_ct = ContentType.objects.get_for_model(Tenant)
+        active = Status.objects.get(name="Active")
+        planned = Status.objects.get(name="Planned")
+        core, _ = Tag.objects.get_or_create(name="core", defaults={"color": "f44336"})
+        edge, _ = Tag.objects.get_or_create(name="edge", defaults={"color": "2196f3"})
+        for tag in (core, edge):
+            tag.content_types.add(location_ct, tenant_ct)
+        role, _ = Role.objects.get_or_create(name="Edge", defaults={"color": "3f51b5"})
+        role.content_types.add(location_ct)
+        group, _ = TenantGroup.objects.get_or_create(name="Customers")
+        acme, _ = Tenant.objects.get_or_create(name="Acme Corp", defaults={"tenant_group": group})
+        Tenant.objects.get_or_create(name="Globex", defaults={"tenant_group": group})
+        region, _ = LocationType.objects.get_or_create(name="Region", defaults={"nestable": True})
+        site, _ = LocationType.objects.get_or_create(name="Site", defaults={"parent": region})
+        site.content_types.add(location_ct)
+        europe, _ = Location.objects.get_or_create(
+            name="Europe", parent=None, defaults={"location_type": region, "status": active}
+        )
+        for name, status, tags in (("AMS1", active, [core]), ("FRA1", active, [edge]), ("LON2", planned, [])):
+            location, created = Location.objects.get_or_create(
+                name=name,
+                parent=europe,
+                defaults={"location_type": site, "status": status, "tenant": acme, "facility": f"{name} DC"},
+            )
+            if created:
+                location.tags.set(tags)

@@ -1,0 +1,40 @@
+import secrets
+import uuid
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.utils import timezone
+
+
+class User(AbstractUser):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    config_data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["username"]
+
+
+def generate_key() -> str:
+    return secrets.token_hex(20)
+
+
+class Token(models.Model):
+    """An API token (spec §5): 40 hexadecimal characters, optionally read-only or expiring."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="tokens")
+    created = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField(null=True, blank=True)
+    key = models.CharField(max_length=40, unique=True, default=generate_key)
+    write_enabled = models.BooleanField(default=True)
+    description = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["created", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.key[-6:]} ({self.user.username})"
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires is not None and timezone.now() >= self.expires

@@ -1,0 +1,26 @@
+from queryengine.registry import Display, Resource, register
+
+from .models import Token, User
+
+register(
+    Resource(
+        User,
+        "users/users",
+        display=Display(("username",)),
+        search=("username", "first_name", "last_name", "email"),
+        hidden=("password", "groups", "user_permissions"),
+        natural_key="username",
+    )
+)
+register(
+    Resource(
+        Token,
+        "users/tokens",
+        display=Display(("key", "user__username"), lambda key, username: f"{key[-6:]} ({username})"),
+        search=("description",),
+        # A user sees and manages only their own tokens, whatever their other permissions.
+        scope=lambda queryset, user: queryset.filter(user=user) if user.is_authenticated else queryset.none(),
+        natural_key=None,
+        view_permission=False,
+    )
+)

@@ -1,0 +1,74 @@
+"""GraphQL documents for REST request shapes.
+
+A REST read is a list or detail of one resource at a depth, with a set of many-to-many fields
+and a set of filter names. Each shape maps to one document text (values travel as variables),
+so the engine parses, validates and compiles it once.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .registry import CONTENT_TYPE, CONTENT_TYPES, FOREIGN_KEY, GENERIC, MANY_TO_MANY, SCALAR, Resource, resource_for
+
+REFERENCE = "id object_type url"
+
+
+def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset(), top: bool = True) -> str:
+    """The fields of `resource` at `depth` (spec §4.6): related objects are references at 0 and
+    nested objects below; nested objects omit many-to-many and derived fields."""
+    parts = ["id", "object_type", "display", "url"]
+    if top:
+        parts += resource.derived
+    for spec in resource.fields:
+        if spec.kind in (SCALAR, CONTENT_TYPE):
+            parts.append(spec.name)
+        elif spec.kind == GENERIC:
+            parts.append(f"{spec.name} {{ {REFERENCE} }}")
+        elif spec.kind == FOREIGN_KEY:
+            target = resource_for(spec.target)
+            if target is not None:
+                parts.append(f"{spec.name} {{ {_related(target, depth)} }}")
+        elif top and spec.name in many:
+            if spec.kind == CONTENT_TYPES:
+                parts.append(spec.name)
+            elif spec.kind == MANY_TO_MANY and resource_for(spec.target) is not None:
+                parts.append(f"{spec.name} {{ {_related(resource_for(spec.target), depth)} }}")
+    parts += resource.timestamps
+    if resource.has_notes:
+        parts.append("notes_url")
+    if resource.has_custom_fields:
+        parts.append("custom_fields")
+    return " ".join(parts)
+
+
+def _related(target: Resource, depth: int) -> str:
+    return REFERENCE if depth <= 0 else selection(target, depth - 1, top=False)
+
+
+def many_to_many_fields(resource: Resource) -> tuple[str, ...]:
+    return tuple(
+        f.name
+        for f in resource.fields
+        if f.kind == CONTENT_TYPES or f.kind == MANY_TO_MANY and resource_for(f.target) is not None
+    )
+
+
+@lru_cache(maxsize=4096)
+def list_document(resource: Resource, depth: int, many: frozenset[str], filter_names: tuple[str, ...]) -> str:
+    """`count` and `results` of one page; filter `i` is passed as variable `$f<i>`."""
+    declared = "".join(f", $f{i}: [String]" for i in range(len(filter_names)))
+    arguments = "".join(f", {name}: $f{i}" for i, name in enumerate(filter_names))
+    filters_only = arguments[2:]
+    count_arguments = f"({filters_only})" if filters_only else ""
+    return (
+        f"query ($limit: Int, $offset: Int, $order_by: [String]{declared}) {{ "
+        f"count: {resource.list_field}_count{count_arguments} "
+        f"results: {resource.list_field}(limit: $limit, offset: $offset, order_by: $order_by{arguments}) "
+        f"{{ {selection(resource, depth, many)} }} }}"
+    )
+
+
+@lru_cache(maxsize=1024)
+def detail_document(resource: Resource, depth: int, many: frozenset[str]) -> str:
+    return f"query ($id: UUID!) {{ object: {resource.single_field}(id: $id) {{ {selection(resource, depth, many)} }} }}"

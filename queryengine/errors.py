@@ -1,0 +1,25 @@
+"""Errors the data layer raises; the REST layer maps each to its HTTP status and body."""
+
+
+class ValidationFailed(Exception):
+    """Input that fails validation: `errors` is `{field: [messages]}` (400)."""
+
+    def __init__(self, errors: dict):
+        super().__init__(errors)
+        self.errors = errors
+
+
+class PermissionDenied(Exception):
+    """The caller may not perform this action (403)."""
+
+    def __init__(self, detail: str = "You do not have permission to perform this action."):
+        super().__init__(detail)
+        self.detail = detail
+
+
+class NotFound(Exception):
+    """The object addressed does not exist or is not visible to the caller (404)."""
+
+    def __init__(self, detail: str):
+        super().__init__(detail)
+        self.detail = detail

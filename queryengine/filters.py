@@ -1,0 +1,309 @@
+"""One filter grammar for REST parameters and GraphQL arguments.
+
+Each model field belongs to a lookup family; the family's suffixes (spec §4.5) are expanded
+mechanically into filter names (`name`, `name__ic`, `asn__gte`, ...). Values always arrive as
+lists of strings: repeating a parameter means OR, different parameters mean AND, and tags are
+the exception (AND). Bad values raise `FilterError` with `{parameter: [message]}`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import reduce
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.db.models import Q
+from django.utils.dateparse import parse_date, parse_datetime
+
+from .registry import CONTENT_TYPE, CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, SCALAR, Resource
+
+
+class FilterError(Exception):
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__(errors)
+        self.errors = errors
+
+
+# suffix -> (ORM lookup, negated)
+STRING_LOOKUPS = {
+    "": ("exact", False),
+    "n": ("exact", True),
+    "ic": ("icontains", False),
+    "nic": ("icontains", True),
+    "isw": ("istartswith", False),
+    "nisw": ("istartswith", True),
+    "iew": ("iendswith", False),
+    "niew": ("iendswith", True),
+    "ie": ("iexact", False),
+    "nie": ("iexact", True),
+    "re": ("regex", False),
+    "nre": ("regex", True),
+    "ire": ("iregex", False),
+    "nire": ("iregex", True),
+}
+NUMERIC_LOOKUPS = {
+    "": ("exact", False),
+    "n": ("exact", True),
+    "lt": ("lt", False),
+    "lte": ("lte", False),
+    "gt": ("gt", False),
+    "gte": ("gte", False),
+}
+EXACT_LOOKUPS = {"": ("exact", False), "n": ("exact", True)}
+BOOLEAN_LOOKUPS = {"": ("exact", False)}
+ISNULL = {"isnull": ("isnull", False)}
+
+
+def _invalid_choice(value: str) -> str:
+    return f"Select a valid choice. {value} is not one of the available choices."
+
+
+def parse_int(value: str):
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError("Enter a whole number.") from None
+
+
+def parse_decimal(value: str):
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        raise ValueError("Enter a number.") from None
+
+
+def parse_uuid(value: str):
+    try:
+        return uuid.UUID(value)
+    except (ValueError, AttributeError):
+        raise ValueError("Enter a valid UUID.") from None
+
+
+def parse_datetime_value(value: str):
+    parsed = parse_datetime(value)
+    if parsed is None:
+        day = parse_date(value)
+        if day is None:
+            raise ValueError("Enter a valid date/time.")
+        parsed = datetime.datetime.combine(day, datetime.time.min, tzinfo=datetime.UTC)
+    elif parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.UTC)
+    return parsed
+
+
+def parse_date_value(value: str):
+    parsed = parse_date(value)
+    if parsed is None:
+        raise ValueError("Enter a valid date.")
+    return parsed
+
+
+def parse_bool(value: str):
+    lowered = value.strip().lower()
+    if lowered in {"true", "1", "yes", "on"}:
+        return True
+    if lowered in {"false", "0", "no", "off"}:
+        return False
+    raise ValueError(_invalid_choice(value))
+
+
+def parse_regex(value: str):
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"Enter a valid regular expression: {exc}.") from None
+    return value
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One filter parameter: `name` in the API, applied to the ORM `path` with `lookup`."""
+
+    name: str
+    path: str
+    lookup: str
+    negate: bool = False
+    parse: object = None  # str -> value; raises ValueError with the user-facing message
+    kind: str = "value"  # value | related | tags | search | content_type
+
+    def q(self, resource: Resource, values: list[str]) -> Q:
+        parsed = [self._parse(v) for v in values]
+        if self.kind == "search":
+            fields = resource.search
+            return reduce(
+                lambda a, b: a & b,
+                (reduce(lambda x, y: x | y, (Q(**{f"{f}__icontains": v}) for f in fields)) for v in parsed),
+            )
+        if self.lookup == "isnull":
+            return Q(**{f"{self.path}__isnull": parsed[-1]})
+        if self.lookup in {"regex", "iregex"}:
+            parsed = [parse_regex(v) for v in parsed]
+        if self.lookup == "exact" and len(parsed) > 1:
+            match = Q(**{f"{self.path}__in": parsed})
+        else:
+            match = reduce(lambda a, b: a | b, (Q(**{f"{self.path}__{self.lookup}": v}) for v in parsed))
+        if self.negate:
+            # A negated lookup must also keep rows whose column is NULL (SQL's NOT would drop them).
+            return ~match | Q(**{f"{self.path}__isnull": True}) if self._nullable(resource) else ~match
+        return match
+
+    def _nullable(self, resource: Resource) -> bool:
+        try:
+            return resource.model._meta.get_field(self.path.split("__")[0]).null
+        except Exception:
+            return False
+
+    def _parse(self, value: str):
+        if self.parse is None:
+            return value
+        try:
+            return self.parse(value)
+        except ValueError as exc:
+            raise FilterError({self.name: [str(exc)]}) from None
+
+
+def _family(model_field) -> tuple[dict, object]:
+    """The lookup family and value parser of a concrete model field."""
+    if isinstance(model_field, models.BooleanField):
+        return BOOLEAN_LOOKUPS, parse_bool
+    if isinstance(model_field, models.UUIDField):
+        return EXACT_LOOKUPS, parse_uuid
+    if isinstance(model_field, models.DateTimeField):
+        return NUMERIC_LOOKUPS, parse_datetime_value
+    if isinstance(model_field, models.DateField):
+        return NUMERIC_LOOKUPS, parse_date_value
+    if isinstance(model_field, models.DecimalField | models.FloatField):
+        return NUMERIC_LOOKUPS, parse_decimal
+    if isinstance(model_field, models.IntegerField):
+        return NUMERIC_LOOKUPS, parse_int
+    if isinstance(model_field, models.CharField | models.TextField):
+        if model_field.choices:
+            choices = {str(c[0]) for c in model_field.choices}
+
+            def parse_choice(value: str):
+                if value not in choices:
+                    raise ValueError(_invalid_choice(value))
+                return value
+
+            return EXACT_LOOKUPS, parse_choice
+        return STRING_LOOKUPS, None
+    return {}, None
+
+
+def build_filters(resource: Resource) -> dict[str, Filter]:
+    """Every filter a resource accepts, keyed by its parameter name."""
+    found: dict[str, Filter] = {}
+
+    def add(name, path, lookups, parse, kind="value", nullable=False):
+        for suffix, (lookup, negate) in {**lookups, **(ISNULL if nullable else {})}.items():
+            key = f"{name}__{suffix}" if suffix else name
+            value_parse = parse_bool if lookup == "isnull" else parse
+            found[key] = Filter(key, path, lookup, negate, value_parse, kind)
+
+    add("id", "pk", EXACT_LOOKUPS, parse_uuid)
+    for spec in resource.fields:
+        f = spec.model_field
+        if spec.kind == SCALAR:
+            lookups, parse = _family(f)
+            if lookups:
+                add(spec.name, spec.name, lookups, parse, nullable=f.null and lookups is not STRING_LOOKUPS)
+        elif spec.kind == FOREIGN_KEY:
+            add(spec.name, spec.name, EXACT_LOOKUPS, None, "related", nullable=f.null)
+        elif spec.kind == CONTENT_TYPE:
+            add(spec.name, spec.name, EXACT_LOOKUPS, parse_content_type, nullable=f.null)
+        elif spec.kind == CONTENT_TYPES:
+            add(spec.name, spec.name, {"": ("exact", False)}, parse_content_type)
+        elif spec.kind == MANY_TO_MANY and spec.name == "tags":
+            for name in ("tags", "tag"):
+                found[name] = Filter(name, "tags", "exact", False, None, "tags")
+                found[f"{name}__n"] = Filter(f"{name}__n", "tags", "exact", True, None, "tags")
+    for name in resource.timestamps:
+        add(name, name, NUMERIC_LOOKUPS, parse_datetime_value)
+    if resource.search:
+        found["q"] = Filter("q", "", "icontains", False, None, "search")
+    return found
+
+
+def parse_content_type(value: str):
+    app_label, _, model = value.partition(".")
+    try:
+        return ContentType.objects.get_by_natural_key(app_label, model)
+    except ContentType.DoesNotExist:
+        raise ValueError(_invalid_choice(value)) from None
+
+
+def resolve_related(model: type[models.Model], natural_key: str | None, values: list[str], name: str) -> list:
+    """Primary keys of `model` objects named by UUID or natural key; unknown values are an error."""
+    by_id, by_key = [], []
+    for value in values:
+        try:
+            by_id.append(uuid.UUID(value))
+        except ValueError:
+            by_key.append(value)
+    query = Q(pk__in=by_id)
+    if by_key and natural_key:
+        query |= Q(**{f"{natural_key}__in": by_key})
+    rows = list(model.objects.filter(query).values_list("pk", natural_key or "pk")) if by_id or by_key else []
+    found_ids = {str(pk) for pk, _ in rows}
+    found_keys = {str(key) for _, key in rows}
+    missing = [v for v in values if v not in found_keys and _uuid_text(v) not in found_ids]
+    if missing:
+        raise FilterError({name: [_invalid_choice(missing[0])]})
+    return [pk for pk, _ in rows]
+
+
+def _uuid_text(value: str) -> str | None:
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
+
+
+def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[str, Filter]):
+    """Narrow `queryset` by every given filter argument (a list of strings each)."""
+    from .registry import resource_for
+
+    errors: dict[str, list[str]] = {}
+    for name, values in arguments.items():
+        if values is None:
+            continue
+        if isinstance(values, str):
+            values = [values]
+        f = filters[name]
+        try:
+            if f.kind == "related":
+                target = resource.model._meta.get_field(f.path).related_model
+                target_resource = resource_for(target)
+                natural_key = target_resource.natural_key if target_resource else None
+                if target_resource is not None and target_resource.is_tree:
+                    natural_key = "name"
+                if f.lookup == "isnull":
+                    queryset = queryset.filter(f.q(resource, values))
+                    continue
+                pks = resolve_related(target, natural_key, values, name)
+                match = Q(**{f"{f.path}__in": pks})
+                if f.negate:
+                    queryset = queryset.exclude(match)
+                else:
+                    queryset = queryset.filter(match)
+            elif f.kind == "tags":
+                from inventory.extras.models import Tag
+
+                pks = resolve_related(Tag, "name", values, name)
+                through = resource.model.tags.through
+                source = f"{resource.model._meta.model_name}_id"
+                for pk in pks:
+                    tagged = through.objects.filter(tag_id=pk).values(source)
+                    queryset = queryset.exclude(pk__in=tagged) if f.negate else queryset.filter(pk__in=tagged)
+            else:
+                queryset = queryset.filter(f.q(resource, values))
+        except FilterError as exc:
+            errors.update(exc.errors)
+    if errors:
+        raise FilterError(errors)
+    return queryset

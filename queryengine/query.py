@@ -1,0 +1,156 @@
+"""The one queryset function behind every read: permissions, filters, ordering and paging.
+
+Both the compiled plans and the generic GraphQL resolvers call these, so the two paths can
+never disagree on which rows a request sees.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from .filters import Filter, FilterError, apply_filters, build_filters
+from .registry import FOREIGN_KEY, SCALAR, Resource
+
+PAGING_ARGUMENTS = ("limit", "offset", "order_by")
+
+
+@cache
+def filters_of(resource: Resource) -> dict[str, Filter]:
+    return build_filters(resource)
+
+
+@cache
+def sortable_fields(resource: Resource) -> tuple[str, ...]:
+    names = ["id", *(f.name for f in resource.fields if f.kind in (SCALAR, FOREIGN_KEY)), *resource.timestamps]
+    return tuple(sorted(set(names) - {"_custom_field_data"}))
+
+
+def can_view(resource: Resource, user) -> bool:
+    exempt = settings.EXEMPT_VIEW_PERMISSIONS
+    if "*" in exempt or resource.object_type in exempt:
+        return True
+    if user is None or not user.is_authenticated or not user.is_active:
+        return False
+    if not resource.view_permission:
+        return True
+    return user.is_superuser or user.has_perm(f"{resource.app_label}.view_{resource.model_name}")
+
+
+def restricted(resource: Resource, user):
+    """Every object of the resource that `user` may read."""
+    queryset = resource.model._default_manager.all()
+    if not can_view(resource, user):
+        return queryset.none()
+    if resource.scope is not None:
+        queryset = resource.scope(queryset, user)
+    return queryset
+
+
+def filtered(resource: Resource, user, arguments: dict):
+    filters = {k: v for k, v in arguments.items() if k not in PAGING_ARGUMENTS}
+    unknown = [k for k in filters if k not in filters_of(resource)]
+    if unknown:
+        raise FilterError({k: ["Unknown filter field"] for k in unknown})
+    return apply_filters(resource, restricted(resource, user), filters, filters_of(resource))
+
+
+def ordering(resource: Resource, order_by: list[str] | None) -> list[str]:
+    """The requested order (validated) or the model's own, always ending with the primary key."""
+    if order_by:
+        allowed = sortable_fields(resource)
+        bad = [o for o in order_by if o.lstrip("-") not in allowed]
+        if bad:
+            raise FilterError({"sort": [f"Unknown sort field \"{bad[0]}\". Allowed fields: {', '.join(allowed)}"]})
+        fields = list(order_by)
+    else:
+        fields = list(resource.model._meta.ordering)
+    if not any(f.lstrip("-") in {"id", "pk"} for f in fields):
+        fields.append("pk")
+    return fields
+
+
+def page_bounds(limit: int | None, offset: int | None) -> tuple[int, int | None]:
+    """Clamp a page to MAX_PAGE_SIZE (0 = no maximum); no limit means the largest page allowed."""
+    maximum = settings.MAX_PAGE_SIZE
+    start = max(offset or 0, 0)
+    if limit is None or limit <= 0:
+        size = maximum or None
+    else:
+        size = min(limit, maximum) if maximum else limit
+    return start, None if size is None else start + size
+
+
+def list_queryset(resource: Resource, user, arguments: dict, annotations: dict | None = None):
+    queryset = filtered(resource, user, arguments)
+    if annotations:
+        queryset = queryset.annotate(**annotations)
+    queryset = queryset.order_by(*ordering(resource, arguments.get("order_by")))
+    start, stop = page_bounds(arguments.get("limit"), arguments.get("offset"))
+    return queryset[start:stop]
+
+
+def count_queryset(resource: Resource, user, arguments: dict) -> int:
+    return filtered(resource, user, arguments).count()
+
+
+def single_queryset(resource: Resource, user, pk, annotations: dict | None = None):
+    queryset = restricted(resource, user).filter(pk=pk)
+    return queryset.annotate(**annotations) if annotations else queryset
+
+
+def count_expression(resource: Resource, name: str):
+    """A correlated COUNT subquery for a derived count (zero while the model does not exist)."""
+    source = resource.count_source(name)
+    if source is None:
+        return Value(0, output_field=IntegerField())
+    model, fk = source
+    counted = (
+        model._default_manager.filter(**{fk: OuterRef("pk")})
+        .order_by()
+        .values(fk)
+        .annotate(c=Count("*"))
+        .values("c")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def count_value(resource: Resource, name: str, obj) -> int:
+    source = resource.count_source(name)
+    if source is None:
+        return 0
+    model, fk = source
+    return model._default_manager.filter(**{fk: obj.pk}).count()
+
+
+TREE_ARROW = " → "
+
+
+def tree_paths(model, ids) -> dict:
+    """{id: (display path, depth)} for tree nodes, walking ancestors with one recursive query."""
+    ids = [i for i in set(ids) if i is not None]
+    if not ids:
+        return {}
+    table = connection.ops.quote_name(model._meta.db_table)
+    pk = model._meta.pk
+    placeholders = ", ".join(["%s"] * len(ids))
+    sql = f"""
+        WITH RECURSIVE walk(start_id, parent_id, path, depth) AS (
+            SELECT id, parent_id, name, 0 FROM {table} WHERE id IN ({placeholders})
+            UNION ALL
+            SELECT walk.start_id, node.parent_id, node.name || %s || walk.path, walk.depth + 1
+            FROM {table} node JOIN walk ON node.id = walk.parent_id
+            WHERE walk.depth < 100
+        )
+        SELECT start_id, path, depth FROM walk WHERE parent_id IS NULL
+    """
+    params = [pk.get_db_prep_value(i, connection) for i in ids] + [TREE_ARROW]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    to_python = pk.to_python
+    return {to_python(start): (path, depth) for start, path, depth in rows}

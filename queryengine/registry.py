@@ -1,0 +1,199 @@
+"""The model registry: one declaration per model, from which everything else is derived.
+
+A `Resource` names a model's REST route and the few facts that cannot be read off the model
+itself (how its label is built, which counts it shows, how free-text search works). Fields,
+their GraphQL types, filters, sortable columns and nesting are all introspected from the model,
+so adding a model is a model class plus one `register(Resource(...))` line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from django.apps import apps
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+
+from inventory.base import TreeModel
+
+# Field kinds a resource exposes; the GraphQL schema, compiler and filters switch on these.
+SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC = (
+    "scalar",
+    "fk",
+    "m2m",
+    "content_type",
+    "content_types",
+    "generic",
+)
+
+
+@dataclass(frozen=True)
+class Display:
+    """A label built from column values: `columns` are ORM paths relative to the object."""
+
+    columns: tuple[str, ...] = ("name",)
+    render: Callable[..., str] = str
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    kind: str
+    model_field: models.Field | None = None
+    target: type[models.Model] | None = None  # related model of fk and m2m fields
+    columns: tuple[str, ...] = ()  # the ORM paths a generic relation reads
+
+    @property
+    def nullable(self) -> bool:
+        return self.model_field is None or self.model_field.null
+
+
+@dataclass(eq=False)  # identity hashing: resources key caches
+class Resource:
+    model: type[models.Model]
+    route: str  # "<app>/<endpoint>", e.g. "dcim/locations"
+    display: Display = field(default_factory=Display)
+    search: tuple[str, ...] = ("name", "description")
+    # Derived related-object counts: name -> "<app_label>.<Model>.<fk field>"; a model not yet
+    # installed counts as zero so the representation is stable as the inventory grows.
+    counts: dict[str, str] = field(default_factory=dict)
+    hidden: tuple[str, ...] = ()  # model fields never shown
+    generic: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (type field, id field)
+    scope: Callable | None = None  # (queryset, user) -> queryset, applied to every read
+    natural_key: str | None = "name"  # a unique field that identifies an object by value
+    view_permission: bool = True  # False: any signed-in user may read (their scope still applies)
+
+    @property
+    def app_label(self) -> str:
+        return self.model._meta.app_label
+
+    @property
+    def model_name(self) -> str:
+        return self.model._meta.model_name
+
+    @property
+    def object_type(self) -> str:
+        return f"{self.app_label}.{self.model_name}"
+
+    @property
+    def endpoint(self) -> str:
+        return self.route.split("/", 1)[1]
+
+    @property
+    def list_field(self) -> str:
+        return self.endpoint.replace("-", "_")
+
+    @property
+    def single_field(self) -> str:
+        return str(self.model._meta.verbose_name).replace(" ", "_")
+
+    @property
+    def type_name(self) -> str:
+        return f"{self.model.__name__}Type"
+
+    @property
+    def verbose_name(self) -> str:
+        return self.model._meta.object_name
+
+    @property
+    def is_tree(self) -> bool:
+        return issubclass(self.model, TreeModel)
+
+    @cached_property
+    def fields(self) -> list[FieldSpec]:
+        """Every exposed model field, in declaration order, with its kind."""
+        specs = []
+        for f in self.model._meta.get_fields():
+            if f.auto_created and not f.concrete or f.name in self.hidden or f.name.startswith("_"):
+                continue
+            if f.name in {"id", "created", "last_updated"}:
+                continue
+            if f.many_to_many:
+                kind = CONTENT_TYPES if f.related_model is ContentType else MANY_TO_MANY
+                specs.append(FieldSpec(f.name, kind, f, f.related_model))
+            elif f.many_to_one:
+                kind = CONTENT_TYPE if f.related_model is ContentType else FOREIGN_KEY
+                specs.append(FieldSpec(f.name, kind, f, f.related_model))
+            elif f.concrete:
+                specs.append(FieldSpec(f.name, SCALAR, f))
+        for name, (type_field, id_field) in self.generic.items():
+            specs.append(FieldSpec(name, GENERIC, columns=(type_field, id_field)))
+        return specs
+
+    @cached_property
+    def timestamps(self) -> list[str]:
+        return [n for n in ("created", "last_updated") if _has_field(self.model, n)]
+
+    @property
+    def has_custom_fields(self) -> bool:
+        return _has_field(self.model, "_custom_field_data")
+
+    @property
+    def has_notes(self) -> bool:
+        return self.has_custom_fields
+
+    @property
+    def derived(self) -> list[str]:
+        """Read-only values computed in SQL, shown at the top level only (spec §4.6)."""
+        return (["tree_depth"] if self.is_tree else []) + list(self.counts)
+
+    def count_source(self, name: str) -> tuple[type[models.Model], str] | None:
+        app_label, model_name, fk = self.counts[name].split(".")
+        try:
+            return apps.get_model(app_label, model_name), fk
+        except LookupError:
+            return None
+
+
+def _has_field(model, name: str) -> bool:
+    try:
+        model._meta.get_field(name)
+    except Exception:
+        return False
+    return True
+
+
+REGISTRY: dict[type[models.Model], Resource] = {}
+
+
+def register(resource: Resource) -> Resource:
+    REGISTRY[resource.model] = resource
+    return resource
+
+
+def resource_for(model: type[models.Model]) -> Resource | None:
+    return REGISTRY.get(model)
+
+
+def resource_by_object_type(object_type: str) -> Resource | None:
+    return _by_object_type().get(object_type)
+
+
+def _by_object_type() -> dict[str, Resource]:
+    return {r.object_type: r for r in REGISTRY.values()}
+
+
+def resources() -> list[Resource]:
+    autodiscover()
+    return sorted(REGISTRY.values(), key=lambda r: r.route)
+
+
+_discovered = False
+
+
+def autodiscover() -> None:
+    """Import `resources` of every inventory application so their declarations register."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for config in apps.get_app_configs():
+        if config.name.startswith("inventory."):
+            try:
+                importlib.import_module(f"{config.name}.resources")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{config.name}.resources":
+                    raise

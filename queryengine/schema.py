@@ -1,0 +1,186 @@
+"""The one GraphQL schema, generated from the registry.
+
+Every registered model gets an object type, a list field with the shared filter arguments,
+paging and ordering, a `<list>_count` field with the same filters, and a single-object field.
+These resolvers are the generic execution path; `compiler.py` produces identical results for
+the documents it can compile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import graphene
+from django.contrib.contenttypes.models import ContentType
+from graphene.types.generic import GenericScalar
+from graphene_django import DjangoObjectType
+
+from . import query
+from .registry import (
+    CONTENT_TYPE,
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    GENERIC,
+    MANY_TO_MANY,
+    Resource,
+    resource_by_object_type,
+    resource_for,
+    resources,
+)
+from .scalars import UUID, scalar_for
+
+
+@dataclass
+class RequestContext:
+    """What resolvers know of the caller: who they are and the API's absolute base URL."""
+
+    user: object
+    base_url: str  # e.g. "http://host/api/"
+    write_enabled: bool = False  # a read-only token (or none) may not run mutations
+
+
+def object_url(context, resource: Resource, pk) -> str:
+    return f"{context.base_url}{resource.route}/{pk}/"
+
+
+def content_type_label(ct: ContentType | None) -> str | None:
+    return None if ct is None else f"{ct.app_label}.{ct.model}"
+
+
+def display_value(resource: Resource, obj) -> str:
+    if resource.is_tree:
+        return query.TREE_ARROW.join(node.name for node in [*obj.ancestors(), obj])
+    values = []
+    for path in resource.display.columns:
+        value = obj
+        for part in path.split("__"):
+            value = getattr(value, part)
+        values.append(value)
+    return resource.display.render(*values)
+
+
+class ObjectRef(graphene.ObjectType):
+    """A light reference to an object of any type (generic relations)."""
+
+    id = graphene.Field(UUID)
+    object_type = graphene.String()
+    url = graphene.String()
+
+
+def generic_ref(context, object_type: str | None, pk):
+    target = resource_by_object_type(object_type) if object_type else None
+    if target is None or pk is None:
+        return None
+    return {"id": pk, "object_type": object_type, "url": object_url(context, target, pk)}
+
+
+TYPES: dict[str, type] = {}
+
+
+def _type_of(model):
+    return lambda: TYPES[resource_for(model).type_name]
+
+
+def _field_attrs(resource: Resource) -> dict:
+    attrs: dict = {
+        "id": graphene.Field(UUID, resolver=lambda root, info: root.pk),
+        "object_type": graphene.String(resolver=lambda root, info, _v=resource.object_type: _v),
+        "display": graphene.String(resolver=lambda root, info: display_value(resource, root)),
+        "url": graphene.String(resolver=lambda root, info: object_url(info.context, resource, root.pk)),
+    }
+    if resource.is_tree:
+        attrs["tree_depth"] = graphene.Int(resolver=lambda root, info: len(root.ancestors()))
+    for name in resource.counts:
+        attrs[name] = graphene.Int(resolver=lambda root, info, _n=name: query.count_value(resource, _n, root))
+    for spec in resource.fields:
+        name = spec.name
+        if spec.kind == FOREIGN_KEY:
+            if resource_for(spec.target) is not None:
+                attrs[name] = graphene.Field(_type_of(spec.target))
+        elif spec.kind == MANY_TO_MANY:
+            if resource_for(spec.target) is not None:
+                attrs[name] = graphene.List(
+                    _type_of(spec.target),
+                    resolver=lambda root, info, _n=name: list(getattr(root, _n).order_by("name", "pk")),
+                )
+        elif spec.kind == CONTENT_TYPES:
+            attrs[name] = graphene.List(
+                graphene.String,
+                resolver=lambda root, info, _n=name: [
+                    content_type_label(ct) for ct in getattr(root, _n).order_by("app_label", "model")
+                ],
+            )
+        elif spec.kind == CONTENT_TYPE:
+            attrs[name] = graphene.String(
+                resolver=lambda root, info, _n=name: content_type_label(getattr(root, _n))
+            )
+        elif spec.kind == GENERIC:
+            type_field, id_field = spec.columns
+            attrs[name] = graphene.Field(
+                ObjectRef,
+                resolver=lambda root, info, _t=type_field, _i=id_field: generic_ref(
+                    info.context, content_type_label(getattr(root, _t)), getattr(root, _i)
+                ),
+            )
+        else:
+            scalar, _ = scalar_for(spec.model_field)
+            attrs[name] = graphene.Field(scalar)
+    for name in resource.timestamps:
+        attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
+    if resource.has_notes:
+        attrs["notes_url"] = graphene.String(
+            resolver=lambda root, info: object_url(info.context, resource, root.pk) + "notes/"
+        )
+    if resource.has_custom_fields:
+        attrs["custom_fields"] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
+    return attrs
+
+
+def build_type(resource: Resource) -> type:
+    meta = type("Meta", (), {"model": resource.model, "fields": ("id",), "name": resource.type_name})
+    object_type = type(resource.type_name, (DjangoObjectType,), {"Meta": meta, **_field_attrs(resource)})
+    TYPES[resource.type_name] = object_type
+    return object_type
+
+
+def filter_arguments(resource: Resource) -> dict:
+    return {name: graphene.List(graphene.String) for name in query.filters_of(resource)}
+
+
+def build_query() -> type:
+    fields: dict = {}
+    for resource in resources():
+        object_type = build_type(resource)
+        arguments = filter_arguments(resource)
+        # Arguments go in `args`: filter names such as `name` or `description` would otherwise
+        # collide with graphene.Field's own keyword arguments.
+        fields[resource.list_field] = graphene.Field(
+            graphene.List(object_type),
+            args={
+                "limit": graphene.Int(),
+                "offset": graphene.Int(),
+                "order_by": graphene.List(graphene.String),
+                **arguments,
+            },
+            resolver=lambda root, info, _r=resource, **args: list(query.list_queryset(_r, info.context.user, args)),
+        )
+        fields[f"{resource.list_field}_count"] = graphene.Field(
+            graphene.Int,
+            args=arguments,
+            resolver=lambda root, info, _r=resource, **args: query.count_queryset(_r, info.context.user, args),
+        )
+        fields[resource.single_field] = graphene.Field(
+            object_type,
+            id=graphene.Argument(UUID, required=True),
+            resolver=lambda root, info, id, _r=resource: query.single_queryset(_r, info.context.user, id).first(),
+        )
+    return type("Query", (graphene.ObjectType,), fields)
+
+
+def build_schema() -> graphene.Schema:
+    from .mutations import build_mutation
+
+    return graphene.Schema(query=build_query(), mutation=build_mutation(), auto_camelcase=False)
+
+
+schema = build_schema()

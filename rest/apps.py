@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RestConfig(AppConfig):
+    name = "rest"
+    label = "rest"

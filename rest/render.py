@@ -1,0 +1,60 @@
+"""Response rendering: JSON through orjson, or a readable HTML page for browsers."""
+
+from __future__ import annotations
+
+import html
+from decimal import Decimal
+
+import orjson
+from django.http import HttpResponse
+
+JSON_OPTIONS = orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
+
+
+def _default(value):
+    if isinstance(value, Decimal):
+        return float(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def dumps(data, pretty: bool = False) -> bytes:
+    return orjson.dumps(data, default=_default, option=JSON_OPTIONS | (orjson.OPT_INDENT_2 if pretty else 0))
+
+
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title} – NetInventory API</title>
+<style>body{{font-family:system-ui,sans-serif;margin:2rem;color:#222}}h1{{font-size:1.3rem}}
+pre{{background:#f6f8fa;padding:1rem;border-radius:6px;overflow:auto}}.meta{{color:#555}}
+a{{color:#0366d6}}</style></head>
+<body><h1>{title}</h1><p class="meta">{method} {path} &mdash; HTTP {status} &middot; API version {version}</p>
+<pre>{body}</pre></body></html>"""
+
+
+def render(request, data, status: int, fmt: str, headers: dict) -> HttpResponse:
+    if data is None:
+        response = HttpResponse(status=status)
+    elif fmt == "html":
+        pretty = html.escape(dumps(data, pretty=True).decode())
+        # Make the URLs in the page followable.
+        pretty = _link_urls(pretty)
+        title = request.path.strip("/").split("/")[-1].replace("-", " ").title() or "API"
+        page = PAGE.format(
+            title=html.escape(title),
+            method=request.method,
+            path=html.escape(request.get_full_path()),
+            status=status,
+            version=headers.get("API-Version", ""),
+            body=pretty,
+        )
+        response = HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
+    else:
+        response = HttpResponse(dumps(data), status=status, content_type="application/json")
+    for name, value in headers.items():
+        response[name] = value
+    return response
+
+
+def _link_urls(text: str) -> str:
+    import re
+
+    return re.sub(r"&quot;(https?://[^&\s]+)&quot;", r'&quot;<a href="\1">\1</a>&quot;', text)

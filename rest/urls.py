@@ -1,0 +1,32 @@
+"""Routes, generated from the registry: every resource gets list, detail and notes paths."""
+
+from django.urls import path, re_path
+
+from queryengine.registry import resource_for, resources
+
+from . import views
+
+
+def build_urlpatterns() -> list:
+    from inventory.extras.models import Note
+
+    notes = resource_for(Note)
+    patterns = [
+        path("", views.RootEndpoint()),
+        path("status/", views.StatusEndpoint()),
+        path("graphql/", views.GraphQLEndpoint()),
+    ]
+    patterns += [path(f"{app}/", views.AppRootEndpoint(app)) for app in views.API_APPS]
+    for resource in resources():
+        patterns.append(path(f"{resource.route}/", views.ListEndpoint(resource)))
+        patterns.append(path(f"{resource.route}/<str:key>/", views.DetailEndpoint(resource)))
+        if resource.has_notes:
+            patterns.append(path(f"{resource.route}/<str:key>/notes/", views.NotesEndpoint(resource, notes)))
+    patterns += [
+        re_path(r"^(?P<path>.*[^/])$", views.missing_slash),
+        re_path(r"^(?P<path>.*)$", views.unknown_endpoint),
+    ]
+    return patterns
+
+
+urlpatterns = build_urlpatterns()

@@ -1,0 +1,65 @@
+"""API versions (spec §9). Every difference between versions is a row of `CHANGES`."""
+
+from __future__ import annotations
+
+SUPPORTED = ("2.0", "2.1", "2.2", "2.3", "2.4", "3.0")
+DEFAULT = SUPPORTED[-1]
+
+# feature -> first version that has it
+CHANGES = {
+    "exclude_m2m_parameter": "2.4",  # ?exclude_m2m=true|false is honoured
+    "exclude_m2m_by_default": "3.0",  # many-to-many fields are left out unless exclude_m2m=false
+}
+# Many-to-many fields shown even when the others are excluded by default.
+ALWAYS_SHOWN_M2M = frozenset({"tags", "content_types", "object_types"})
+
+
+class VersionError(Exception):
+    def __init__(self, status: int, detail: str):
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
+
+
+def has(version: str, feature: str) -> bool:
+    return _key(version) >= _key(CHANGES[feature])
+
+
+def accept_version(accept: str) -> str | None:
+    """The `version=` parameter of an `application/json` Accept entry (trailing `;` allowed)."""
+    for entry in accept.split(","):
+        media, *params = (p.strip() for p in entry.split(";"))
+        if media in ("application/json", "*/*", "application/*"):
+            for param in params:
+                name, _, value = param.partition("=")
+                if name.strip() == "version" and value.strip():
+                    return value.strip()
+    return None
+
+
+def negotiate(accept: str, query_version: str | None) -> str:
+    supported = ", ".join(SUPPORTED)
+    header_version = accept_version(accept)
+    if header_version is not None and header_version not in SUPPORTED:
+        raise VersionError(406, f'Invalid version "{header_version}" in "Accept" header. Supported versions are: {supported}')
+    if query_version is not None and query_version not in SUPPORTED:
+        raise VersionError(404, f'Invalid version "{query_version}" in query parameter. Supported versions are: {supported}')
+    if header_version and query_version and header_version != query_version:
+        raise VersionError(400, 'Version mismatch between "Accept" header and query parameter.')
+    return header_version or query_version or DEFAULT
+
+
+def shown_many_to_many(version: str, fields: tuple[str, ...], exclude_m2m: str | None) -> frozenset[str]:
+    """Which many-to-many fields a top-level object shows for this version and parameter."""
+    if has(version, "exclude_m2m_parameter") and exclude_m2m is not None:
+        if exclude_m2m.strip().lower() in ("true", "1", "yes", "on"):
+            return frozenset()
+        if exclude_m2m.strip().lower() in ("false", "0", "no", "off"):
+            return frozenset(fields)
+    if has(version, "exclude_m2m_by_default"):
+        return frozenset(f for f in fields if f in ALWAYS_SHOWN_M2M)
+    return frozenset(fields)

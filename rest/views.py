@@ -1,0 +1,406 @@
+"""The REST layer: negotiate, authenticate, translate each request into a generated GraphQL
+document, run it on the one schema, and reshape the result into the versioned envelope."""
+
+from __future__ import annotations
+
+import platform
+import uuid
+from importlib import metadata
+
+import django
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseRedirect
+from django.views.decorators.csrf import csrf_exempt
+
+from queryengine import engine
+from queryengine.documents import detail_document, list_document, many_to_many_fields, selection
+from queryengine.errors import NotFound, PermissionDenied, ValidationFailed
+from queryengine.filters import FilterError
+from queryengine.query import can_view, filters_of, restricted
+from queryengine.registry import Resource, resources
+from queryengine.schema import RequestContext
+
+from . import versioning
+from .auth import AuthenticationFailed, authenticate
+from .render import dumps, render
+
+# Query parameters that shape the response rather than filter it.
+RESERVED = frozenset({"limit", "offset", "depth", "sort", "format", "api_version", "include", "exclude_m2m", "brief"})
+NO_CREDENTIALS = "Authentication credentials were not provided."
+API_APPS = ("circuits", "dcim", "extras", "ipam", "plugins", "tenancy", "users", "virtualization")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, body):
+        super().__init__(body)
+        self.status = status
+        self.body = body
+
+
+def detail_error(status: int, detail: str) -> ApiError:
+    return ApiError(status, {"detail": detail})
+
+
+def response_format(request) -> str:
+    """json or html, from ?format= or the Accept header; anything else cannot be served."""
+    requested = request.GET.get("format")
+    if requested in ("json", "api"):
+        return "json" if requested == "json" else "html"
+    accept = request.META.get("HTTP_ACCEPT", "")
+    media = [entry.split(";")[0].strip().lower() for entry in accept.split(",") if entry.strip()]
+    if not media:
+        return "json"
+    if media[0] in ("text/html", "application/xhtml+xml"):
+        return "html"
+    if any(m in ("application/json", "*/*", "application/*") for m in media):
+        return "json"
+    raise detail_error(406, "Could not satisfy the request Accept header.")
+
+
+class Endpoint:
+    """One API path: method dispatch, negotiation, authentication and error rendering."""
+
+    methods: tuple[str, ...] = ("GET",)
+
+    def allow(self) -> str:
+        methods = list(self.methods)
+        if "GET" in methods:
+            methods.append("HEAD")
+        return ", ".join(methods)
+
+    @csrf_exempt
+    def __call__(self, request, **kwargs) -> HttpResponse:
+        headers = {"Allow": self.allow(), "Vary": "Accept"}
+        fmt = "json"
+        try:
+            fmt = response_format(request)
+            version = versioning.negotiate(request.META.get("HTTP_ACCEPT", ""), request.GET.get("api_version"))
+        except versioning.VersionError as exc:
+            return render(request, {"detail": exc.detail}, exc.status, fmt, headers)
+        except ApiError as exc:
+            return render(request, exc.body, exc.status, "json", headers)
+        headers["API-Version"] = version
+        try:
+            method = "GET" if request.method == "HEAD" else request.method
+            if method not in self.methods:
+                raise detail_error(405, f'Method "{request.method}" not allowed.')
+            user, token = authenticate(request)
+            request.context = RequestContext(
+                user=user,
+                base_url=request.build_absolute_uri("/api/"),
+                write_enabled=bool(token and token.write_enabled),
+            )
+            request.api_version = version
+            data, status = getattr(self, method.lower())(request, **kwargs)
+        except ApiError as exc:
+            data, status = exc.body, exc.status
+        except AuthenticationFailed as exc:
+            data, status = {"detail": exc.detail}, 403
+        except (FilterError, ValidationFailed) as exc:
+            data, status = exc.errors, 400
+        except PermissionDenied as exc:
+            data, status = {"detail": exc.detail}, 403
+        except NotFound as exc:
+            data, status = {"detail": exc.detail}, 404
+        response = render(request, data, status, fmt, headers)
+        if request.method == "HEAD":
+            response.content = b""
+        return response
+
+
+def require_view(resource: Resource | None, request) -> None:
+    """403 unless the caller may read the resource (or, without one, the API at all)."""
+    user = request.context.user
+    if resource is not None and can_view(resource, user):
+        return
+    if resource is None and (user.is_authenticated or "*" in settings.EXEMPT_VIEW_PERMISSIONS):
+        return
+    raise detail_error(403, NO_CREDENTIALS if not user.is_authenticated else PermissionDenied().detail)
+
+
+def run(document: str, variables: dict, request) -> dict:
+    """Execute a generated document; a resolver's own error surfaces as itself."""
+    result = engine.run(document, variables, request.context)
+    if result.errors:
+        original = result.errors[0].original_error
+        if original is not None:
+            raise original
+        raise detail_error(400, result.errors[0].message)
+    return result.data
+
+
+def parse_depth(request) -> int:
+    raw = request.GET.get("depth")
+    try:
+        depth = int(raw) if raw is not None else 0
+    except ValueError:
+        return 0  # like the reference server: a non-integer depth means the default
+    if not 0 <= depth <= settings.MAX_DEPTH:
+        raise detail_error(400, f"The depth parameter must be an integer between 0 and {settings.MAX_DEPTH}")
+    return depth
+
+
+def parse_paging(request) -> tuple[int | None, int]:
+    """The page size actually served (None = everything) and the offset."""
+    maximum = settings.MAX_PAGE_SIZE
+    try:
+        limit = int(request.GET["limit"])
+        if limit < 0:
+            raise ValueError
+    except (KeyError, ValueError):
+        limit = settings.PAGINATE_COUNT
+    if limit == 0:
+        limit = maximum or None
+    elif maximum:
+        limit = min(limit, maximum)
+    try:
+        offset = max(int(request.GET.get("offset", 0)), 0)
+    except ValueError:
+        offset = 0
+    return limit, offset
+
+
+def page_link(request, limit: int, offset: int) -> str:
+    """An absolute URL for another page, keeping every parameter (sorted, as the reference does)."""
+    params = request.GET.copy()
+    params["limit"] = str(limit)
+    if offset > 0:
+        params["offset"] = str(offset)
+    else:
+        params.pop("offset", None)
+    query = "&".join(
+        sorted(
+            f"{key}={value}"
+            for key, values in params.lists()
+            for value in (_quote(v) for v in values)
+            for key in [_quote(key)]
+        )
+    )
+    return f"{request.build_absolute_uri(request.path)}?{query}"
+
+
+def _quote(text: str) -> str:
+    from urllib.parse import quote
+
+    return quote(text, safe="/:,")
+
+
+def shown_many(resource: Resource, request) -> frozenset[str]:
+    return versioning.shown_many_to_many(
+        request.api_version, many_to_many_fields(resource), request.GET.get("exclude_m2m")
+    )
+
+
+def list_page(request, resource: Resource, scope_filters: dict | None = None) -> dict:
+    params = request.GET
+    filters = {key: params.getlist(key) for key in params if key not in RESERVED}
+    unknown = [key for key in filters if key not in filters_of(resource)]
+    if unknown:
+        if settings.STRICT_FILTERING:
+            raise FilterError({key: ["Unknown filter field"] for key in unknown})
+        for key in unknown:
+            del filters[key]
+    filters.update(scope_filters or {})
+    depth = parse_depth(request)
+    limit, offset = parse_paging(request)
+    names = tuple(sorted(filters))
+    document = list_document(resource, depth, shown_many(resource, request), names)
+    variables = {"limit": limit, "offset": offset, "order_by": params.getlist("sort") or None}
+    variables.update({f"f{i}": filters[name] for i, name in enumerate(names)})
+    data = run(document, variables, request)
+    count = data["count"]
+    next_url = previous_url = None
+    if limit is not None:
+        if offset + limit < count:
+            next_url = page_link(request, limit, offset + limit)
+        if offset > 0:
+            previous_url = page_link(request, limit, offset - limit)
+    return {"count": count, "next": next_url, "previous": previous_url, "results": data["results"]}
+
+
+def read_object(request, resource: Resource, pk: uuid.UUID, depth: int = 0) -> dict:
+    document = detail_document(resource, depth, shown_many(resource, request))
+    found = run(document, {"id": str(pk)}, request)["object"]
+    if found is None:
+        raise not_found(resource)
+    return found
+
+
+def not_found(resource: Resource) -> ApiError:
+    return detail_error(404, f"No {resource.verbose_name} matches the given query.")
+
+
+def object_pk(request, resource: Resource, key: str) -> uuid.UUID:
+    """The UUID in the path or, for models with a unique natural key, the object it names."""
+    try:
+        return uuid.UUID(key)
+    except ValueError:
+        pass
+    if resource.natural_key:
+        pk = restricted(resource, request.context.user).filter(**{resource.natural_key: key}).values_list(
+            "pk", flat=True
+        )
+        found = list(pk[:2])
+        if len(found) == 1:
+            return found[0]
+    raise not_found(resource)
+
+
+class ListEndpoint(Endpoint):
+    def __init__(self, resource: Resource):
+        self.resource = resource
+
+    def get(self, request):
+        require_view(self.resource, request)
+        return list_page(request, self.resource), 200
+
+
+class DetailEndpoint(Endpoint):
+    def __init__(self, resource: Resource):
+        self.resource = resource
+
+    def get(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        return read_object(request, self.resource, pk, parse_depth(request)), 200
+
+
+class NotesEndpoint(Endpoint):
+    """`<object url>/notes/`: the notes attached to one object; POST adds one."""
+
+    methods = ("GET", "POST")
+
+    def __init__(self, resource: Resource, notes: Resource):
+        self.resource = resource
+        self.notes = notes
+
+    def get(self, request, key: str):
+        require_view(self.resource, request)
+        require_view(self.notes, request)
+        pk = self.existing(request, key)
+        scope = {"assigned_object_type": [self.resource.object_type], "assigned_object_id": [str(pk)]}
+        return list_page(request, self.notes, scope), 200
+
+    def post(self, request, key: str):
+        require_view(self.resource, request)
+        pk = self.existing(request, key)
+        body = json_body(request)
+        if not isinstance(body, dict):
+            raise ApiError(400, {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {type(body).__name__}."]})
+        text = body.get("note")
+        if not isinstance(text, str) or not text.strip():
+            raise ValidationFailed({"note": ["This field is required."]})
+        document = (
+            "mutation ($type: String!, $id: UUID!, $note: String!) { "
+            "object: create_note(assigned_object_type: $type, assigned_object_id: $id, note: $note) "
+            f"{{ {selection(self.notes, 0)} }} }}"
+        )
+        variables = {"type": self.resource.object_type, "id": str(pk), "note": text}
+        return run(document, variables, request)["object"], 201
+
+    def existing(self, request, key: str) -> uuid.UUID:
+        pk = object_pk(request, self.resource, key)
+        if not restricted(self.resource, request.context.user).filter(pk=pk).exists():
+            raise not_found(self.resource)
+        return pk
+
+
+def json_body(request):
+    import orjson
+
+    content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip()
+    if content_type != "application/json":
+        raise detail_error(415, f'Unsupported media type "{content_type}" in request.')
+    try:
+        return orjson.loads(request.body or b"null")
+    except orjson.JSONDecodeError as exc:
+        raise detail_error(400, f"JSON parse error - {exc}") from None
+
+
+class RootEndpoint(Endpoint):
+    def get(self, request):
+        require_view(None, request)
+        base = request.context.base_url
+        links = {app: f"{base}{app}/" for app in API_APPS}
+        links.update({"graphql": f"{base}graphql/", "status": f"{base}status/"})
+        return dict(sorted(links.items())), 200
+
+
+class AppRootEndpoint(Endpoint):
+    def __init__(self, app: str):
+        self.app = app
+
+    def get(self, request):
+        require_view(None, request)
+        base = request.context.base_url
+        endpoints = {r.endpoint: f"{base}{r.route}/" for r in resources() if r.route.startswith(f"{self.app}/")}
+        return dict(sorted(endpoints.items())), 200
+
+
+class StatusEndpoint(Endpoint):
+    def get(self, request):
+        require_view(None, request)
+        installed = {}
+        for app in settings.INSTALLED_APPS:
+            try:
+                installed[app] = metadata.version(app.split(".")[0].replace("_", "-"))
+            except metadata.PackageNotFoundError:
+                installed[app] = None
+        try:
+            version = metadata.version("netinventory")
+        except metadata.PackageNotFoundError:
+            version = "0.1.0"
+        return {
+            "django-version": django.get_version(),
+            "installed-apps": dict(sorted(installed.items())),
+            "netinventory-version": version,
+            "python-version": platform.python_version(),
+            "api-versions": list(versioning.SUPPORTED),
+            "default-api-version": versioning.DEFAULT,
+        }, 200
+
+
+class GraphQLEndpoint(Endpoint):
+    """POST a GraphQL document; a browser's GET shows GraphiQL."""
+
+    methods = ("POST",)
+
+    @csrf_exempt
+    def __call__(self, request, **kwargs):
+        if request.method == "GET" and response_format_or_json(request) == "html":
+            from django.shortcuts import render as render_template
+
+            return render_template(request, "rest/graphiql.html", {})
+        return super().__call__(request, **kwargs)
+
+    def post(self, request):
+        if not request.context.user.is_authenticated and "*" not in settings.EXEMPT_VIEW_PERMISSIONS:
+            raise detail_error(403, NO_CREDENTIALS)
+        body = json_body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("query"), str):
+            raise ApiError(400, {"errors": [{"message": "Must provide a query string."}]})
+        variables = body.get("variables") or {}
+        result = engine.run(body["query"], variables, request.context, body.get("operationName"))
+        payload = {}
+        if result.errors:
+            payload["errors"] = [error.formatted for error in result.errors]
+        if result.data is not None:
+            payload["data"] = result.data
+        return payload, 200 if result.data is not None else 400
+
+
+def response_format_or_json(request) -> str:
+    try:
+        return response_format(request)
+    except ApiError:
+        return "json"
+
+
+def missing_slash(request, path: str):
+    """Spec §4.1: a path without its trailing slash redirects (302) to the slashed one."""
+    query = request.META.get("QUERY_STRING", "")
+    return HttpResponseRedirect(f"/api/{path}/" + (f"?{query}" if query else ""))
+
+
+def unknown_endpoint(request, path: str = ""):
+    return HttpResponse(dumps({"detail": "Not found."}), status=404, content_type="application/json")
