@@ -38,7 +38,9 @@ class PrimaryModel(OrganizationalModel):
 class TreeModel(models.Model):
     """An object in a tree through a nullable `parent`; cycles are refused on save."""
 
-    parent = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="children")
+    parent = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="children"
+    )
 
     class Meta:
         abstract = True

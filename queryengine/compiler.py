@@ -161,7 +161,10 @@ class ObjectCompiler:
             return f"(None if {app} is None else {app} + '.' + {model})"
         if spec.kind == GENERIC:
             type_field, id_field = spec.columns
-            app, model = self.col(f"{prefix}{type_field}__app_label"), self.col(f"{prefix}{type_field}__model")
+            app, model = (
+                self.col(f"{prefix}{type_field}__app_label"),
+                self.col(f"{prefix}{type_field}__model"),
+            )
             keys = [(_response_key(n), n.name.value) for n in _fields(node.selection_set)]
             if any(n not in {"id", "object_type", "url"} for _, n in keys):
                 raise Unsupported("generic relation field")

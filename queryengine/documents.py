@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .registry import CONTENT_TYPE, CONTENT_TYPES, FOREIGN_KEY, GENERIC, MANY_TO_MANY, SCALAR, Resource, resource_for
+from .registry import (
+    CONTENT_TYPE,
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    GENERIC,
+    MANY_TO_MANY,
+    SCALAR,
+    Resource,
+    resource_for,
+)
 
 REFERENCE = "id object_type url"
 

@@ -38,7 +38,9 @@ def _depth(selection_set, fragments, seen=frozenset()) -> int:
     deepest = 0
     for node in selection_set.selections:
         if isinstance(node, FieldNode):
-            deepest = max(deepest, 1 + _depth(node.selection_set, fragments, seen) if node.selection_set else 1)
+            deepest = max(
+                deepest, 1 + _depth(node.selection_set, fragments, seen) if node.selection_set else 1
+            )
         elif isinstance(node, InlineFragmentNode):
             deepest = max(deepest, _depth(node.selection_set, fragments, seen))
         elif isinstance(node, FragmentSpreadNode) and node.name.value not in seen:
@@ -51,7 +53,9 @@ def _depth(selection_set, fragments, seen=frozenset()) -> int:
 class DepthLimit(ValidationRule):
     def enter_operation_definition(self, node: OperationDefinitionNode, *_args):
         fragments = {
-            d.name.value: d for d in self.context.document.definitions if not isinstance(d, OperationDefinitionNode)
+            d.name.value: d
+            for d in self.context.document.definitions
+            if not isinstance(d, OperationDefinitionNode)
         }
         if _depth(node.selection_set, fragments) > MAX_QUERY_DEPTH + 1:
             self.report_error(GraphQLError(f"Query is nested deeper than {MAX_QUERY_DEPTH} levels.", node))
@@ -79,12 +83,17 @@ def prepare(source: str) -> Prepared:
     if errors:
         return Prepared(document, tuple(errors), None, False)
     is_mutation = any(
-        isinstance(d, OperationDefinitionNode) and d.operation == OperationType.MUTATION for d in document.definitions
+        isinstance(d, OperationDefinitionNode) and d.operation == OperationType.MUTATION
+        for d in document.definitions
     )
-    return Prepared(document, (), None if is_mutation else compile_document(GRAPHQL_SCHEMA, document), is_mutation)
+    return Prepared(
+        document, (), None if is_mutation else compile_document(GRAPHQL_SCHEMA, document), is_mutation
+    )
 
 
-def run(source: str, variables: dict | None, context, operation_name: str | None = None, compiled: bool = True):
+def run(
+    source: str, variables: dict | None, context, operation_name: str | None = None, compiled: bool = True
+):
     """Execute a document; `compiled=False` forces the generic executor (used to prove equivalence)."""
     prepared = prepare(source)
     if prepared.errors:

@@ -147,16 +147,8 @@ class Filter:
             match = Q(**{f"{self.path}__in": parsed})
         else:
             match = reduce(lambda a, b: a | b, (Q(**{f"{self.path}__{self.lookup}": v}) for v in parsed))
-        if self.negate:
-            # A negated lookup must also keep rows whose column is NULL (SQL's NOT would drop them).
-            return ~match | Q(**{f"{self.path}__isnull": True}) if self._nullable(resource) else ~match
-        return match
-
-    def _nullable(self, resource: Resource) -> bool:
-        try:
-            return resource.model._meta.get_field(self.path.split("__")[0]).null
-        except Exception:
-            return False
+        # Django's negation keeps rows whose column is NULL, as a user expects of "not equal".
+        return ~match if self.negate else match
 
     def _parse(self, value: str):
         if self.parse is None:
@@ -287,10 +279,7 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                     continue
                 pks = resolve_related(target, natural_key, values, name)
                 match = Q(**{f"{f.path}__in": pks})
-                if f.negate:
-                    queryset = queryset.exclude(match)
-                else:
-                    queryset = queryset.filter(match)
+                queryset = queryset.exclude(match) if f.negate else queryset.filter(match)
             elif f.kind == "tags":
                 from inventory.extras.models import Tag
 

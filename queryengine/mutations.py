@@ -54,7 +54,9 @@ def build_mutation() -> type:
             require_write(context, Note, "add")
             target = resource_by_object_type(assigned_object_type)
             if target is None:
-                raise ValidationFailed({"assigned_object_type": [f"Unknown object type {assigned_object_type}."]})
+                raise ValidationFailed(
+                    {"assigned_object_type": [f"Unknown object type {assigned_object_type}."]}
+                )
             if not single_queryset(target, context.user, assigned_object_id).exists():
                 raise NotFound(f"No {target.verbose_name} matches the given query.")
             instance = Note(

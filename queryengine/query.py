@@ -26,7 +26,11 @@ def filters_of(resource: Resource) -> dict[str, Filter]:
 
 @cache
 def sortable_fields(resource: Resource) -> tuple[str, ...]:
-    names = ["id", *(f.name for f in resource.fields if f.kind in (SCALAR, FOREIGN_KEY)), *resource.timestamps]
+    names = [
+        "id",
+        *(f.name for f in resource.fields if f.kind in (SCALAR, FOREIGN_KEY)),
+        *resource.timestamps,
+    ]
     return tuple(sorted(set(names) - {"_custom_field_data"}))
 
 
@@ -65,7 +69,9 @@ def ordering(resource: Resource, order_by: list[str] | None) -> list[str]:
         allowed = sortable_fields(resource)
         bad = [o for o in order_by if o.lstrip("-") not in allowed]
         if bad:
-            raise FilterError({"sort": [f"Unknown sort field \"{bad[0]}\". Allowed fields: {', '.join(allowed)}"]})
+            raise FilterError(
+                {"sort": [f'Unknown sort field "{bad[0]}". Allowed fields: {", ".join(allowed)}']}
+            )
         fields = list(order_by)
     else:
         fields = list(resource.model._meta.ordering)
@@ -78,7 +84,7 @@ def page_bounds(limit: int | None, offset: int | None) -> tuple[int, int | None]
     """Clamp a page to MAX_PAGE_SIZE (0 = no maximum); no limit means the largest page allowed."""
     maximum = settings.MAX_PAGE_SIZE
     start = max(offset or 0, 0)
-    if limit is None or limit <= 0:
+    if limit is None or limit <= 0:  # noqa: SIM108 - two plain cases read better than a nested ternary
         size = maximum or None
     else:
         size = min(limit, maximum) if maximum else limit
@@ -140,9 +146,9 @@ def tree_paths(model, ids) -> dict:
     placeholders = ", ".join(["%s"] * len(ids))
     sql = f"""
         WITH RECURSIVE walk(start_id, parent_id, path, depth) AS (
-            SELECT id, parent_id, name, 0 FROM {table} WHERE id IN ({placeholders})
+            SELECT id, parent_id, CAST(name AS TEXT), 0 FROM {table} WHERE id IN ({placeholders})
             UNION ALL
-            SELECT walk.start_id, node.parent_id, node.name || %s || walk.path, walk.depth + 1
+            SELECT walk.start_id, node.parent_id, CAST(node.name || %s || walk.path AS TEXT), walk.depth + 1
             FROM {table} node JOIN walk ON node.id = walk.parent_id
             WHERE walk.depth < 100
         )

@@ -40,7 +40,9 @@ class UUID(graphene.Scalar):
 
 class DateTime(graphene.Scalar):
     serialize = staticmethod(_identity)
-    parse_value = staticmethod(lambda value: value if isinstance(value, datetime.datetime) else parse_datetime(value))
+    parse_value = staticmethod(
+        lambda value: value if isinstance(value, datetime.datetime) else parse_datetime(value)
+    )
 
     @staticmethod
     def parse_literal(node, _variables=None):

@@ -162,17 +162,23 @@ def build_query() -> type:
                 "order_by": graphene.List(graphene.String),
                 **arguments,
             },
-            resolver=lambda root, info, _r=resource, **args: list(query.list_queryset(_r, info.context.user, args)),
+            resolver=lambda root, info, _r=resource, **args: list(
+                query.list_queryset(_r, info.context.user, args)
+            ),
         )
         fields[f"{resource.list_field}_count"] = graphene.Field(
             graphene.Int,
             args=arguments,
-            resolver=lambda root, info, _r=resource, **args: query.count_queryset(_r, info.context.user, args),
+            resolver=lambda root, info, _r=resource, **args: query.count_queryset(
+                _r, info.context.user, args
+            ),
         )
         fields[resource.single_field] = graphene.Field(
             object_type,
             id=graphene.Argument(UUID, required=True),
-            resolver=lambda root, info, id, _r=resource: query.single_queryset(_r, info.context.user, id).first(),
+            resolver=lambda root, info, id, _r=resource: query.single_queryset(
+                _r, info.context.user, id
+            ).first(),
         )
     return type("Query", (graphene.ObjectType,), fields)
 

@@ -45,9 +45,13 @@ def negotiate(accept: str, query_version: str | None) -> str:
     supported = ", ".join(SUPPORTED)
     header_version = accept_version(accept)
     if header_version is not None and header_version not in SUPPORTED:
-        raise VersionError(406, f'Invalid version "{header_version}" in "Accept" header. Supported versions are: {supported}')
+        raise VersionError(
+            406, f'Invalid version "{header_version}" in "Accept" header. Supported versions are: {supported}'
+        )
     if query_version is not None and query_version not in SUPPORTED:
-        raise VersionError(404, f'Invalid version "{query_version}" in query parameter. Supported versions are: {supported}')
+        raise VersionError(
+            404, f'Invalid version "{query_version}" in query parameter. Supported versions are: {supported}'
+        )
     if header_version and query_version and header_version != query_version:
         raise VersionError(400, 'Version mismatch between "Accept" header and query parameter.')
     return header_version or query_version or DEFAULT

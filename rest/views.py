@@ -25,7 +25,9 @@ from .auth import AuthenticationFailed, authenticate
 from .render import dumps, render
 
 # Query parameters that shape the response rather than filter it.
-RESERVED = frozenset({"limit", "offset", "depth", "sort", "format", "api_version", "include", "exclude_m2m", "brief"})
+RESERVED = frozenset(
+    {"limit", "offset", "depth", "sort", "format", "api_version", "include", "exclude_m2m", "brief"}
+)
 NO_CREDENTIALS = "Authentication credentials were not provided."
 API_APPS = ("circuits", "dcim", "extras", "ipam", "plugins", "tenancy", "users", "virtualization")
 
@@ -74,7 +76,9 @@ class Endpoint:
         fmt = "json"
         try:
             fmt = response_format(request)
-            version = versioning.negotiate(request.META.get("HTTP_ACCEPT", ""), request.GET.get("api_version"))
+            version = versioning.negotiate(
+                request.META.get("HTTP_ACCEPT", ""), request.GET.get("api_version")
+            )
         except versioning.VersionError as exc:
             return render(request, {"detail": exc.detail}, exc.status, fmt, headers)
         except ApiError as exc:
@@ -237,8 +241,10 @@ def object_pk(request, resource: Resource, key: str) -> uuid.UUID:
     except ValueError:
         pass
     if resource.natural_key:
-        pk = restricted(resource, request.context.user).filter(**{resource.natural_key: key}).values_list(
-            "pk", flat=True
+        pk = (
+            restricted(resource, request.context.user)
+            .filter(**{resource.natural_key: key})
+            .values_list("pk", flat=True)
         )
         found = list(pk[:2])
         if len(found) == 1:
@@ -286,7 +292,14 @@ class NotesEndpoint(Endpoint):
         pk = self.existing(request, key)
         body = json_body(request)
         if not isinstance(body, dict):
-            raise ApiError(400, {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {type(body).__name__}."]})
+            raise ApiError(
+                400,
+                {
+                    "non_field_errors": [
+                        f"Invalid data. Expected a dictionary, but got {type(body).__name__}."
+                    ]
+                },
+            )
         text = body.get("note")
         if not isinstance(text, str) or not text.strip():
             raise ValidationFailed({"note": ["This field is required."]})
@@ -333,7 +346,9 @@ class AppRootEndpoint(Endpoint):
     def get(self, request):
         require_view(None, request)
         base = request.context.base_url
-        endpoints = {r.endpoint: f"{base}{r.route}/" for r in resources() if r.route.startswith(f"{self.app}/")}
+        endpoints = {
+            r.endpoint: f"{base}{r.route}/" for r in resources() if r.route.startswith(f"{self.app}/")
+        }
         return dict(sorted(endpoints.items())), 200
 
 

@@ -7,7 +7,15 @@ register(
     Resource(
         Location,
         "dcim/locations",
-        search=("name", "description", "facility", "physical_address", "shipping_address", "contact_name", "comments"),
+        search=(
+            "name",
+            "description",
+            "facility",
+            "physical_address",
+            "shipping_address",
+            "contact_name",
+            "comments",
+        ),
         counts={
             "circuit_count": "circuits.CircuitTermination.location",
             "device_count": "dcim.Device.location",

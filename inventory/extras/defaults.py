@@ -9,24 +9,64 @@ from django.contrib.contenttypes.models import ContentType
 DEVICE_LIKE = ("dcim.device", "virtualization.virtualmachine")
 STATUSES = [
     # name, color, description, models
-    ("Active", "4caf50", "Unit is active", ("dcim.location", "dcim.rack", "dcim.interface", "dcim.powerfeed",
-     "ipam.prefix", "ipam.ipaddress", "ipam.vlan", "ipam.vrf", "circuits.circuit",
-     "virtualization.vminterface", *DEVICE_LIKE)),
+    (
+        "Active",
+        "4caf50",
+        "Unit is active",
+        (
+            "dcim.location",
+            "dcim.rack",
+            "dcim.interface",
+            "dcim.powerfeed",
+            "ipam.prefix",
+            "ipam.ipaddress",
+            "ipam.vlan",
+            "ipam.vrf",
+            "circuits.circuit",
+            "virtualization.vminterface",
+            *DEVICE_LIKE,
+        ),
+    ),
     ("Available", "4caf50", "Unit is available", ("dcim.rack",)),
     ("Connected", "4caf50", "Cable is connected", ("dcim.cable",)),
     ("Decommissioned", "9e9e9e", "Circuit has been decommissioned", ("circuits.circuit",)),
-    ("Decommissioning", "ffc107", "Unit is being decommissioned", ("dcim.location", "dcim.powerfeed",
-     "circuits.circuit", *DEVICE_LIKE)),
+    (
+        "Decommissioning",
+        "ffc107",
+        "Unit is being decommissioned",
+        ("dcim.location", "dcim.powerfeed", "circuits.circuit", *DEVICE_LIKE),
+    ),
     ("Deprecated", "f44336", "Unit has been deprecated", ("ipam.prefix", "ipam.ipaddress", "ipam.vlan")),
     ("DHCP", "4caf50", "Dynamically assigned IPv4/IPv6 address", ("ipam.ipaddress",)),
-    ("Failed", "f44336", "Unit has failed", ("dcim.device", "dcim.interface", "dcim.powerfeed",
-     "virtualization.vminterface")),
+    (
+        "Failed",
+        "f44336",
+        "Unit has failed",
+        ("dcim.device", "dcim.interface", "dcim.powerfeed", "virtualization.vminterface"),
+    ),
     ("Inventory", "9e9e9e", "Device is in inventory", ("dcim.device",)),
     ("Maintenance", "9e9e9e", "Unit is under maintenance", ("dcim.interface", "virtualization.vminterface")),
-    ("Offline", "ffc107", "Unit is offline", ("dcim.device", "dcim.powerfeed", "circuits.circuit",
-     "virtualization.virtualmachine")),
-    ("Planned", "00bcd4", "Unit has been planned", ("dcim.location", "dcim.rack", "dcim.interface",
-     "dcim.cable", "dcim.powerfeed", "circuits.circuit", "virtualization.vminterface", *DEVICE_LIKE)),
+    (
+        "Offline",
+        "ffc107",
+        "Unit is offline",
+        ("dcim.device", "dcim.powerfeed", "circuits.circuit", "virtualization.virtualmachine"),
+    ),
+    (
+        "Planned",
+        "00bcd4",
+        "Unit has been planned",
+        (
+            "dcim.location",
+            "dcim.rack",
+            "dcim.interface",
+            "dcim.cable",
+            "dcim.powerfeed",
+            "circuits.circuit",
+            "virtualization.vminterface",
+            *DEVICE_LIKE,
+        ),
+    ),
     ("Provisioning", "2196f3", "Circuit is being provisioned", ("circuits.circuit",)),
     ("Reserved", "00bcd4", "Unit is reserved", ("dcim.rack", "ipam.prefix", "ipam.ipaddress", "ipam.vlan")),
     ("Retired", "f44336", "Location has been retired", ("dcim.location",)),
@@ -53,5 +93,7 @@ def populate_defaults(app_config=None, **kwargs):
     from .models import Status
 
     for name, color, description, labels in STATUSES:
-        status, _ = Status.objects.get_or_create(name=name, defaults={"color": color, "description": description})
+        status, _ = Status.objects.get_or_create(
+            name=name, defaults={"color": color, "description": description}
+        )
         status.content_types.add(*installed_content_types(labels))

@@ -41,7 +41,9 @@ class Note(BaseModel):
 
     assigned_object_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
     assigned_object_id = models.UUIDField(db_index=True)
-    user = models.ForeignKey("users.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="notes")
+    user = models.ForeignKey(
+        "users.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="notes"
+    )
     user_name = models.CharField(max_length=150, editable=False)
     note = models.TextField()
     created = models.DateTimeField(auto_now_add=True, null=True)

@@ -2,7 +2,9 @@ from queryengine.registry import Resource, register
 
 from .models import Tenant, TenantGroup
 
-register(Resource(TenantGroup, "tenancy/tenant-groups", counts={"tenant_count": "tenancy.Tenant.tenant_group"}))
+register(
+    Resource(TenantGroup, "tenancy/tenant-groups", counts={"tenant_count": "tenancy.Tenant.tenant_group"})
+)
 register(
     Resource(
         Tenant,

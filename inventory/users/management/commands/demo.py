@@ -24,7 +24,9 @@ class Command(BaseCommand):
         if created:
             user.set_password("admin")
             user.save()
-        token, _ = Token.objects.get_or_create(key=DEMO_KEY, defaults={"user": user, "description": "demo token"})
+        token, _ = Token.objects.get_or_create(
+            key=DEMO_KEY, defaults={"user": user, "description": "demo token"}
+        )
         self.seed_network()
         self.stdout.write(
             f"NetInventory is ready.\n"

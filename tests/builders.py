@@ -1,0 +1,127 @@
+"""Small explicit test data: a few objects of every registered model, with varied values."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django.contrib.contenttypes.models import ContentType
+from django.utils import timezone
+
+from inventory.dcim.models import Location, LocationType
+from inventory.extras.models import Note, Role, Status, Tag
+from inventory.tenancy.models import Tenant, TenantGroup
+from inventory.users.models import Token, User
+
+SUPERUSER_KEY = "a" * 40
+
+
+def build_sample(owner: User) -> dict[type, list]:
+    """Three or more objects of each registered model; returns them by model."""
+    location_ct = ContentType.objects.get_for_model(Location)
+    tenant_ct = ContentType.objects.get_for_model(Tenant)
+
+    tags = [
+        Tag.objects.create(name=n, color=c, description=d)
+        for n, c, d in (
+            ("alpha", "ff0000", "first tag"),
+            ("Beta", "00ff00", ""),
+            ("gamma-core", "0000ff", "core"),
+        )
+    ]
+    for tag in tags:
+        tag.content_types.set([location_ct, tenant_ct])
+    roles = [
+        Role.objects.create(name=n, weight=w) for n, w in (("Edge", 100), ("Core", 200), ("Access", None))
+    ]
+    roles[0].content_types.set([location_ct])
+    statuses = list(Status.objects.order_by("name")[:3])
+
+    groups = [TenantGroup.objects.create(name="Customers", description="paying")]
+    groups.append(TenantGroup.objects.create(name="Enterprise", parent=groups[0]))
+    groups.append(TenantGroup.objects.create(name="Internal", comments="our own"))
+    tenants = [
+        Tenant.objects.create(name="Acme", description="rockets", tenant_group=groups[1]),
+        Tenant.objects.create(name="globex", description="", comments="big"),
+        Tenant.objects.create(name="Initech", description="staplers", tenant_group=groups[0]),
+    ]
+    tenants[0].tags.set([tags[0], tags[1]])
+    tenants[2].tags.set([tags[1]])
+
+    region = LocationType.objects.create(name="Region", nestable=True, description="top level")
+    site = LocationType.objects.create(name="Site", parent=region)
+    floor = LocationType.objects.create(name="Floor", parent=site)
+    site.content_types.set([location_ct])
+    active, planned = Status.objects.get(name="Active"), Status.objects.get(name="Planned")
+    europe = Location.objects.create(name="Europe", location_type=region, status=active, asn=65000)
+    ams = Location.objects.create(
+        name="AMS1",
+        location_type=site,
+        status=active,
+        parent=europe,
+        tenant=tenants[0],
+        asn=4200000000,
+        facility="Equinix AM3",
+        latitude=Decimal("52.300000"),
+        longitude=Decimal("4.940000"),
+        time_zone="Europe/Amsterdam",
+        contact_email="noc@example.com",
+    )
+    fra = Location.objects.create(
+        name="fra2",
+        location_type=site,
+        status=planned,
+        parent=europe,
+        tenant=tenants[2],
+        description="Frankfurt",
+    )
+    room = Location.objects.create(name="AMS1 floor 1", location_type=floor, status=active, parent=ams)
+    ams.tags.set([tags[0], tags[2]])
+    fra.tags.set([tags[0]])
+
+    other = User.objects.create_user("operator", email="ops@example.com", first_name="Olga")
+    tokens = [
+        Token.objects.create(user=owner, key=SUPERUSER_KEY, description="tests"),
+        Token.objects.create(
+            user=owner,
+            write_enabled=False,
+            description="read only",
+            expires=timezone.now() + datetime.timedelta(days=30),
+        ),
+        Token.objects.create(user=other, description="someone else's"),
+    ]
+    notes = [
+        Note.objects.create(
+            assigned_object_type=location_ct,
+            assigned_object_id=ams.pk,
+            user=owner,
+            user_name=owner.username,
+            note="Rack A3 reserved",
+        ),
+        Note.objects.create(
+            assigned_object_type=tenant_ct,
+            assigned_object_id=tenants[0].pk,
+            user=owner,
+            user_name=owner.username,
+            note="VIP customer",
+        ),
+        Note.objects.create(
+            assigned_object_type=location_ct,
+            assigned_object_id=fra.pk,
+            user=None,
+            user_name="former-user",
+            note="Power upgrade planned",
+        ),
+    ]
+    return {
+        Tag: tags,
+        Role: roles,
+        Status: statuses,
+        TenantGroup: groups,
+        Tenant: tenants,
+        LocationType: [region, site, floor],
+        Location: [europe, ams, fra, room],
+        User: [owner, other],
+        Token: tokens,
+        Note: notes,
+    }

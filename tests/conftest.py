@@ -1,0 +1,48 @@
+import orjson
+import pytest
+from django.test import Client
+
+from inventory.users.models import User
+
+from .builders import SUPERUSER_KEY, build_sample
+
+
+class Api:
+    """An HTTP client speaking JSON to the service with a given token."""
+
+    def __init__(self, token: str | None):
+        headers = {"HTTP_ACCEPT": "application/json"}
+        if token:
+            headers["HTTP_AUTHORIZATION"] = f"Token {token}"
+        self.client = Client(**headers)
+
+    def get(self, path: str, params: dict | list | None = None, **headers):
+        return self.client.get(path, params or {}, **headers)
+
+    def json(self, path: str, params=None, status: int = 200, **headers):
+        response = self.get(path, params, **headers)
+        assert response.status_code == status, (path, params, response.status_code, response.content[:500])
+        return orjson.loads(response.content)
+
+    def post(self, path: str, body, **headers):
+        return self.client.post(path, orjson.dumps(body), content_type="application/json", **headers)
+
+
+@pytest.fixture
+def superuser(db):
+    return User.objects.create_superuser("admin", "admin@example.com", "admin-password")
+
+
+@pytest.fixture
+def sample(superuser):
+    return build_sample(superuser)
+
+
+@pytest.fixture
+def api(sample):
+    return Api(SUPERUSER_KEY)
+
+
+@pytest.fixture
+def anonymous(db):
+    return Api(None)

@@ -1,0 +1,333 @@
+"""The generic API test family: every registered model gets these tests from its declaration."""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+import pytest
+from django.contrib.auth.models import Permission
+from django.db import connection
+from django.test.utils import CaptureQueriesContext, override_settings
+
+from inventory.users.models import Token, User
+from queryengine import engine
+from queryengine.documents import detail_document, list_document, many_to_many_fields
+from queryengine.filters import NUMERIC_LOOKUPS, STRING_LOOKUPS, Filter, parse_datetime_value
+from queryengine.query import filters_of, restricted, sortable_fields
+from queryengine.registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, resources
+from queryengine.schema import RequestContext
+from rest import versioning
+
+from .builders import build_sample
+from .conftest import Api
+
+RESOURCES = resources()
+BASE = "http://testserver/api/"
+
+
+def list_url(resource) -> str:
+    return f"/api/{resource.route}/"
+
+
+def visible_ids(resource, user) -> set[str]:
+    return {str(pk) for pk in restricted(resource, user).values_list("pk", flat=True)}
+
+
+def every(api, resource, params=None) -> list[dict]:
+    return api.json(list_url(resource), {"limit": 1000, **(params or {})})["results"]
+
+
+def test_registry_is_covered_by_sample_data(superuser):
+    """Completeness: every registered model has sample objects, so every generic test bites."""
+    sample = build_sample(superuser)
+    missing = [r.route for r in RESOURCES if len(sample.get(r.model, [])) < 2]
+    assert not missing, f"registered models without sample data: {missing}"
+
+
+@pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.route)
+class TestEveryModel:
+    def test_list_returns_every_visible_object(self, api, resource, superuser):
+        body = api.json(list_url(resource), {"limit": 1000})
+        expected = visible_ids(resource, superuser)
+        assert len(expected) >= 2
+        assert body["count"] == len(expected)
+        assert {row["id"] for row in body["results"]} == expected
+        for row in body["results"]:
+            assert row["url"] == f"{BASE}{resource.route}/{row['id']}/"
+            assert row["object_type"] == resource.object_type
+            assert isinstance(row["display"], str) and row["display"]
+
+    def test_detail_equals_list_row(self, api, resource):
+        for row in every(api, resource):
+            assert api.json(row["url"].replace("http://testserver", "")) == row
+
+    def test_unknown_id_is_404(self, api, resource):
+        body = api.json(f"{list_url(resource)}00000000-0000-4000-8000-000000000000/", status=404)
+        assert body == {"detail": f"No {resource.verbose_name} matches the given query."}
+
+    @pytest.mark.parametrize("depth", [0, 1, 2])
+    def test_depth_shapes(self, api, resource, depth):
+        derived = set(resource.derived)
+        many = set(many_to_many_fields(resource))
+        for row in every(api, resource, {"depth": depth}):
+            assert derived <= row.keys()
+            for spec in resource.fields:
+                value = row.get(spec.name)
+                if spec.kind == FOREIGN_KEY and value is not None and spec.name in row:
+                    if depth == 0:
+                        assert set(value) == {"id", "object_type", "url"}
+                    else:
+                        assert "display" in value
+                        assert not (derived | many | {"tags"}) & value.keys() - {"display"}
+                        nested_refs = [v for v in value.values() if isinstance(v, dict) and "url" in v]
+                        for ref in nested_refs:
+                            assert ("display" in ref) == (depth >= 2)
+                if spec.kind == MANY_TO_MANY and spec.name in row:
+                    for item in value:
+                        assert ("display" in item) == (depth >= 1)
+
+    @pytest.mark.parametrize("depth", [0, 1, 2])
+    def test_compiled_plan_equals_generic_executor(self, api, resource, superuser, depth):
+        context = RequestContext(user=superuser, base_url=BASE)
+        many = frozenset(many_to_many_fields(resource))
+        listing = list_document(resource, depth, many, ())
+        variables = {"limit": 100, "offset": 0}
+        assert engine.prepare(listing).plan is not None, "REST documents must compile"
+        compiled = engine.run(listing, variables, context)
+        generic = engine.run(listing, variables, context, compiled=False)
+        assert not compiled.errors and not generic.errors
+        assert orjson.dumps(compiled.data) == orjson.dumps(generic.data)
+        for row in compiled.data["results"]:
+            detail = detail_document(resource, depth, many)
+            one = engine.run(detail, {"id": str(row["id"])}, context)
+            other = engine.run(detail, {"id": str(row["id"])}, context, compiled=False)
+            assert orjson.dumps(one.data) == orjson.dumps(other.data)
+            assert orjson.dumps(one.data["object"]) == orjson.dumps(row)
+
+    def test_pages_cover_every_object_once(self, api, resource, superuser):
+        seen, url, pages = [], f"{list_url(resource)}?limit=1", 0
+        while url:
+            body = api.json(url.replace("http://testserver", ""))
+            seen += [row["id"] for row in body["results"]]
+            if pages:
+                assert body["previous"] is not None
+            url, pages = body["next"], pages + 1
+        assert len(seen) == len(set(seen)) == len(visible_ids(resource, superuser)) == pages
+
+    def test_sort_by_every_field(self, api, resource):
+        for name in sortable_fields(resource):
+            ascending = [r["id"] for r in every(api, resource, {"sort": name})]
+            descending = [r["id"] for r in every(api, resource, {"sort": f"-{name}"})]
+            assert sorted(ascending) == sorted(descending)
+        ids = [r["id"] for r in every(api, resource, {"sort": "id"})]
+        assert ids == sorted(ids)
+        assert [r["id"] for r in every(api, resource, {"sort": "-id"})] == ids[::-1]
+        body = api.json(list_url(resource), {"sort": "no_such_field"}, status=400)
+        assert "name" in body["sort"][0] or "id" in body["sort"][0]
+
+    def test_every_filter_matches_python_semantics(self, api, resource, superuser):
+        objects = list(restricted(resource, superuser))
+        for name, flt in filters_of(resource).items():
+            for value in sample_values(flt, resource, objects):
+                expected = {str(o.pk) for o in objects if matches(flt, resource, o, value)}
+                got = {r["id"] for r in every(api, resource, {name: value})}
+                assert got == expected, (name, value)
+
+    def test_bad_filter_values_are_400(self, api, resource):
+        for name, flt in filters_of(resource).items():
+            bad = BAD_VALUES.get(flt.parse.__name__ if flt.parse else flt.kind)
+            if bad is not None:
+                body = api.json(list_url(resource), {name: bad}, status=400)
+                assert list(body) == [name] and body[name]
+        assert api.json(list_url(resource), {"nope": "1"}, status=400) == {"nope": ["Unknown filter field"]}
+
+    def test_authentication_and_permissions(self, resource, sample, superuser):
+        anonymous = Api(None)
+        for path in (list_url(resource), f"{list_url(resource)}{sample[resource.model][0].pk}/"):
+            assert anonymous.json(path, status=403) == {
+                "detail": "Authentication credentials were not provided."
+            }
+        invalid = Api("f" * 40)
+        assert invalid.json(list_url(resource), status=403) == {"detail": "Invalid token"}
+        user = User.objects.create_user("viewer")
+        token = Token.objects.create(user=user)
+        viewer = Api(token.key)
+        if resource.view_permission:
+            body = viewer.json(list_url(resource), status=403)
+            assert body == {"detail": "You do not have permission to perform this action."}
+            codename = f"view_{resource.model_name}"
+            user.user_permissions.add(
+                Permission.objects.get(codename=codename, content_type__app_label=resource.app_label)
+            )
+            viewer = Api(token.key)
+        body = viewer.json(list_url(resource), {"limit": 1000})
+        assert {r["id"] for r in body["results"]} == visible_ids(resource, User.objects.get(pk=user.pk))
+        with override_settings(EXEMPT_VIEW_PERMISSIONS=[resource.object_type]):
+            if resource.scope is None:
+                assert anonymous.json(list_url(resource))["count"] == len(visible_ids(resource, superuser))
+
+    def test_versions(self, api, resource):
+        many = set(many_to_many_fields(resource))
+        for version in versioning.SUPPORTED:
+            response = api.get(list_url(resource), HTTP_ACCEPT=f"application/json; version={version};")
+            assert response.status_code == 200 and response["API-Version"] == version
+            row = orjson.loads(response.content)["results"][0]
+            shown = versioning.shown_many_to_many(version, tuple(many), None)
+            assert {f for f in many if f in row} == set(shown)
+            excluded = api.json(list_url(resource), {"api_version": version, "exclude_m2m": "true"})[
+                "results"
+            ][0]
+            if versioning.has(version, "exclude_m2m_parameter"):
+                assert not many & excluded.keys()
+            else:
+                assert many <= excluded.keys()
+            included = api.json(list_url(resource), {"api_version": version, "exclude_m2m": "false"})[
+                "results"
+            ][0]
+            assert many <= included.keys()
+
+    @pytest.mark.parametrize("depth", [0, 1, 2])
+    def test_query_count_does_not_grow_with_page_size(self, api, resource, depth):
+        counts = []
+        for limit in (1, 1000):
+            with CaptureQueriesContext(connection) as queries:
+                api.json(list_url(resource), {"limit": limit, "depth": depth})
+            counts.append(len(queries))
+        assert counts[0] == counts[1], counts
+
+
+# --- a Python model of the filter grammar, to check the service against -----------------------
+
+BAD_VALUES = {
+    "parse_int": "abc",
+    "parse_decimal": "x1",
+    "parse_uuid": "not-a-uuid",
+    "parse_bool": "maybe",
+    "parse_datetime_value": "yesterday",
+    "related": "no-such-object",
+    "tags": "no-such-tag",
+}
+
+
+def value_at(obj, path: str):
+    for part in path.split("__"):
+        obj = None if obj is None else getattr(obj, "pk" if part == "pk" else part)
+    return obj
+
+
+def label(ct) -> str:
+    return f"{ct.app_label}.{ct.model}"
+
+
+def sample_values(flt: Filter, resource, objects) -> list:
+    """Values worth filtering by: taken from the sample so filters select some rows, not all."""
+    if flt.kind == "search":
+        return [objects[0].__dict__[resource.search[0]][1:4] or "x"]
+    if flt.kind == "tags":
+        names = sorted({t.name for o in objects for t in o.tags.all()})
+        return [names[0], [names[0], names[-1]]] if names else []
+    if flt.lookup == "isnull":
+        return ["true", "false"]
+    spec = next((f for f in resource.fields if f.name == flt.path), None)
+    if spec is not None and spec.kind == CONTENT_TYPES:
+        return ["dcim.location"]
+    present = [value_at(o, flt.path) for o in objects if value_at(o, flt.path) not in (None, "")]
+    if not present:
+        return []
+    if flt.kind == "related":
+        target = present[0]
+        values = [str(target.pk)]
+        if hasattr(target, "name"):
+            values.append(target.name)
+        return values
+    if hasattr(present[0], "app_label"):
+        return [label(present[0])]
+    chosen = sorted(present, key=str)[len(present) // 2]
+    if flt.lookup in ("icontains", "istartswith", "iendswith", "regex", "iregex"):
+        text = str(chosen)
+        fragment = {"icontains": text[1:3], "istartswith": text[:2], "iendswith": text[-2:]}.get(flt.lookup)
+        return [fragment.swapcase() if fragment else f"^{re.escape(text[:2])}"]
+    if flt.lookup == "iexact":
+        return [str(chosen).swapcase()]
+    if isinstance(chosen, bool):
+        return ["true", "false"]
+    text = chosen.isoformat() if hasattr(chosen, "isoformat") else str(chosen)
+    if flt.lookup == "exact" and not flt.negate and len(present) > 1:
+        other = present[0] if present[0] != chosen else present[-1]
+        return [text, [text, other.isoformat() if hasattr(other, "isoformat") else str(other)]]
+    return [text]
+
+
+def matches(flt: Filter, resource, obj, raw) -> bool:
+    values = raw if isinstance(raw, list) else [raw]
+    if flt.kind == "search":
+        return any(v.lower() in str(getattr(obj, f) or "").lower() for v in values for f in resource.search)
+    if flt.kind == "tags":
+        names = {t.name for t in obj.tags.all()}
+        return not names & set(values) if flt.negate else set(values) <= names
+    actual = value_at(obj, flt.path)
+    if flt.lookup == "isnull":
+        return (actual is None) == (values[0] == "true")
+    spec = next((f for f in resource.fields if f.name == flt.path), None)
+    if spec is not None and spec.kind == CONTENT_TYPES:
+        return bool({label(ct) for ct in actual.all()} & set(values))
+    if flt.kind == "related":
+        hit = actual is not None and any(v in (str(actual.pk), getattr(actual, "name", None)) for v in values)
+    elif hasattr(actual, "app_label"):
+        hit = label(actual) in values
+    else:
+        hit = any(compare(flt.lookup, actual, v) for v in values)
+    return not hit if flt.negate else hit
+
+
+def compare(lookup: str, actual, wanted: str) -> bool:
+    if actual is None:
+        return False
+    if isinstance(actual, bool):
+        return actual == (wanted == "true")
+    if lookup in {v[0] for v in NUMERIC_LOOKUPS.values()} and not isinstance(actual, str):
+        if hasattr(actual, "isoformat"):
+            wanted = (
+                parse_datetime_value(wanted)
+                if hasattr(actual, "hour")
+                else type(actual).fromisoformat(wanted)
+            )
+        else:
+            wanted = type(actual)(wanted)
+        return {
+            "exact": actual == wanted,
+            "lt": actual < wanted,
+            "lte": actual <= wanted,
+            "gt": actual > wanted,
+            "gte": actual >= wanted,
+        }[lookup]
+    text, lowered = str(actual), str(actual).lower()
+    return {
+        "exact": text == wanted,
+        "iexact": lowered == wanted.lower(),
+        "icontains": wanted.lower() in lowered,
+        "istartswith": lowered.startswith(wanted.lower()),
+        "iendswith": lowered.endswith(wanted.lower()),
+        "regex": re.search(wanted, text) is not None,
+        "iregex": re.search(wanted, text, re.IGNORECASE) is not None,
+    }[lookup]
+
+
+def test_string_family_is_complete():
+    assert set(STRING_LOOKUPS) == {
+        "",
+        "n",
+        "ic",
+        "nic",
+        "isw",
+        "nisw",
+        "iew",
+        "niew",
+        "ie",
+        "nie",
+        "re",
+        "nre",
+        "ire",
+        "nire",
+    }
