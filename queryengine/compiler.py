@@ -2,17 +2,16 @@
 
 graphql-core resolves every field of every row through Python calls (~10 µs each); a 1000-row
 page of 25 fields spends more in that machinery than in the database. A plan instead reads
-exactly the needed columns with one `values_list` query (joins for nested objects), loads
-many-to-many lists and tree paths with one query each per page, and builds the result with a
-Python function generated for the document's selection. Its output is exactly what the generic
+exactly the needed columns with one `values_list` query, loads related objects, many-to-many
+lists and tree paths with one query each per page, and builds the result with a Python function
+generated for the document's selection. Its output is exactly what the generic
 executor produces for the same document; documents outside the compilable subset (fragments,
-directives, nested lists, unknown resolvers) return None and run on the generic executor.
+directives, custom resolvers) return None and run on the generic executor.
 """
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from graphql import (
     DocumentNode,
@@ -46,35 +45,6 @@ class Unsupported(Exception):
     """The document uses something the compiler does not handle; run it generically."""
 
 
-@dataclass
-class Shape:
-    """The columns one query reads and the extra per-page loads its rows need."""
-
-    columns: list[str] = field(default_factory=list)
-    annotations: dict[str, object] = field(default_factory=dict)
-    # prefetch slot name -> callable(rows) -> value placed in P[slot]
-    prefetches: dict[str, object] = field(default_factory=dict)
-    tree_ids: dict[str, tuple[object, list[int]]] = field(default_factory=dict)
-
-    def column(self, path: str) -> int:
-        if path not in self.columns:
-            self.columns.append(path)
-        return self.columns.index(path)
-
-
-class Codegen:
-    """Accumulates helper objects referenced by generated code under unique names."""
-
-    def __init__(self):
-        self.namespace: dict[str, object] = {"_gref": _generic_ref_projection}
-        self._counter = itertools.count()
-
-    def constant(self, value) -> str:
-        name = f"_k{next(self._counter)}"
-        self.namespace[name] = value
-        return name
-
-
 def _generic_ref_projection(base, label, pk, keys):
     target = resource_by_object_type(label) if label else None
     if target is None or pk is None:
@@ -96,27 +66,57 @@ def _fields(selection_set) -> list[FieldNode]:
     return nodes
 
 
-class ObjectCompiler:
-    def __init__(self, codegen: Codegen, shape: Shape, row: str = "r"):
-        self.codegen = codegen
-        self.shape = shape
-        self.row = row
+REFERENCE_FIELDS = frozenset({"id", "object_type", "url", "__typename"})
+
+
+class ObjectPlan:
+    """How to read objects of one resource for one selection set.
+
+    One query reads the objects' own columns. Related objects that need more than a reference
+    are read by nested plans with one query per related field for the whole page (by id), so no
+    query joins more than a couple of tables and the query count never grows with page size.
+    A generated function turns each row into its result dictionary.
+    """
+
+    def __init__(self, resource: Resource, selection_set, reference_column: int | None = None):
+        self.resource = resource
+        self.columns: list[str] = ["id"]  # column 0 is the id: loads and lists group by it
+        self.annotations: dict[str, object] = {}
+        self.loads: dict[str, tuple[ObjectPlan, int]] = {}  # slot -> (plan, column holding the id)
+        self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: [items]}
+        self.tree = False  # whether this resource's tree paths are needed
+        self.namespace: dict[str, object] = {"_gref": _generic_ref_projection, "_NOPATH": _MISSING_PATH}
+        expression = self.object_expr(selection_set)
+        source = (
+            f"def build(rows, B, P):\n    return [{expression} for r in rows]\n"
+            f"def item(r, B, P):\n    return {expression}\n"
+        )
+        exec(compile(source, f"<plan {resource.list_field}>", "exec"), self.namespace)  # noqa: S102
+        self.build = self.namespace["build"]
+        self.item = self.namespace["item"]
+
+    # -- compiling ----------------------------------------------------------------------------
 
     def col(self, path: str) -> str:
-        return f"{self.row}[{self.shape.column(path)}]"
+        if path not in self.columns:
+            self.columns.append(path)
+        return f"r[{self.columns.index(path)}]"
 
-    def object_expr(self, resource: Resource, selection_set, prefix: str, top: bool) -> str:
-        specs = {f.name: f for f in resource.fields}
-        pk = self.col(prefix + "id")
+    def constant(self, value) -> str:
+        name = f"_k{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def object_expr(self, selection_set) -> str:
         parts = []
         for node in _fields(selection_set):
             if node.arguments:
                 raise Unsupported("arguments below the root")
-            name, key = node.name.value, _response_key(node)
-            parts.append(f"{key!r}: {self.field_expr(resource, specs, node, name, prefix, pk, top)}")
+            parts.append(f"{_response_key(node)!r}: {self.field_expr(node)}")
         return "{" + ", ".join(parts) + "}"
 
-    def field_expr(self, resource, specs, node, name, prefix, pk, top) -> str:
+    def field_expr(self, node: FieldNode) -> str:
+        resource, name, pk = self.resource, node.name.value, "r[0]"
         url = f"B + {resource.route + '/'!r} + str({pk}) + '/'"
         if name == "id":
             return pk
@@ -129,110 +129,144 @@ class ObjectCompiler:
         if name == "notes_url" and resource.has_notes:
             return f"{url} + 'notes/'"
         if name == "custom_fields" and resource.has_custom_fields:
-            return self.col(prefix + "_custom_field_data")
+            return self.col("_custom_field_data")
         if name == "display":
             if resource.is_tree:
-                return f"{self.tree_slot(resource, prefix)}.get({pk}, _NOPATH)[0]"
-            render = self.codegen.constant(resource.display.render)
-            args = ", ".join(self.col(prefix + c) for c in resource.display.columns)
-            return f"{render}({args})"
+                self.tree = True
+                return f"P['tree'].get({pk}, _NOPATH)[0]"
+            render = self.constant(resource.display.render)
+            return f"{render}({', '.join(self.col(c) for c in resource.display.columns)})"
         if name == "tree_depth" and resource.is_tree:
-            if not top:
-                raise Unsupported("derived fields of nested objects")
-            return f"{self.tree_slot(resource, prefix)}.get({pk}, _NOPATH)[1]"
+            self.tree = True
+            return f"P['tree'].get({pk}, _NOPATH)[1]"
         if name in resource.counts:
-            if not top:
-                raise Unsupported("derived fields of nested objects")
             alias = f"_count_{name}"
-            self.shape.annotations[alias] = query.count_expression(resource, name)
+            self.annotations[alias] = query.count_expression(resource, name)
             return self.col(alias)
         if name in resource.timestamps:
-            return self.col(prefix + name)
-        spec = specs.get(name)
+            return self.col(name)
+        spec = next((f for f in resource.fields if f.name == name), None)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
         if spec.kind == FOREIGN_KEY:
-            target = resource_for(spec.target)
-            nested_prefix = f"{prefix}{name}__"
-            nested = self.object_expr(target, node.selection_set, nested_prefix, top=False)
-            return f"(None if {self.col(nested_prefix + 'id')} is None else {nested})"
+            return self.related_expr(resource_for(spec.target), node, self.col(f"{name}_id"))
         if spec.kind == CONTENT_TYPE:
-            app, model = self.col(f"{prefix}{name}__app_label"), self.col(f"{prefix}{name}__model")
+            app, model = self.col(f"{name}__app_label"), self.col(f"{name}__model")
             return f"(None if {app} is None else {app} + '.' + {model})"
         if spec.kind == GENERIC:
             type_field, id_field = spec.columns
-            app, model = (
-                self.col(f"{prefix}{type_field}__app_label"),
-                self.col(f"{prefix}{type_field}__model"),
-            )
             keys = [(_response_key(n), n.name.value) for n in _fields(node.selection_set)]
             if any(n not in {"id", "object_type", "url"} for _, n in keys):
                 raise Unsupported("generic relation field")
+            app, model = self.col(f"{type_field}__app_label"), self.col(f"{type_field}__model")
             label = f"(None if {app} is None else {app} + '.' + {model})"
-            return f"_gref(B, {label}, {self.col(prefix + id_field)}, {self.codegen.constant(keys)})"
+            return f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})"
         if spec.kind in (MANY_TO_MANY, CONTENT_TYPES):
-            if not top:
-                raise Unsupported("lists of nested objects")
-            slot = self.many_slot(resource, spec, node)
-            return f"(P[{slot!r}].get({pk}) or [])"
+            return f"(P[{self.list_slot(spec, node)!r}].get({pk}) or [])"
         _, converter = scalar_for(spec.model_field)
-        column = self.col(prefix + name)
+        column = self.col(name)
         if converter is None:
             return column
-        return f"(None if {column} is None else {self.codegen.constant(converter)}({column}))"
+        return f"(None if {column} is None else {self.constant(converter)}({column}))"
 
-    def tree_slot(self, resource: Resource, prefix: str) -> str:
-        slot = f"tree:{resource.object_type}"
-        model, indexes = self.shape.tree_ids.setdefault(slot, (resource.model, []))
-        indexes.append(self.shape.column(prefix + "id"))
-        return f"P[{slot!r}]"
+    def related_expr(self, target: Resource, node: FieldNode, id_expr: str) -> str:
+        """A related object: built in place when only its reference is asked for, else loaded."""
+        selected = _fields(node.selection_set)
+        if all(n.name.value in REFERENCE_FIELDS and not n.arguments for n in selected):
+            values = {
+                "id": id_expr,
+                "object_type": repr(target.object_type),
+                "url": f"B + {target.route + '/'!r} + str({id_expr}) + '/'",
+                "__typename": repr(target.type_name),
+            }
+            parts = ", ".join(f"{_response_key(n)!r}: {values[n.name.value]}" for n in selected)
+            return f"(None if {id_expr} is None else {{{parts}}})"
+        slot = f"load{len(self.loads)}"
+        self.loads[slot] = (ObjectPlan(target, node.selection_set), int(id_expr[2:-1]))
+        return f"P[{slot!r}].get({id_expr})"
 
-    def many_slot(self, resource: Resource, spec, node) -> str:
-        """A per-page query for one many-to-many field, grouped by the owning object's id."""
-        slot = f"m2m:{spec.name}:{len(self.shape.prefetches)}"
-        through = getattr(resource.model, spec.name).through
-        source = f"{resource.model._meta.model_name}_id"
-        target_name = next(
+    def list_slot(self, spec, node: FieldNode) -> str:
+        """A many-to-many field: one query for the page's (owner, member) pairs."""
+        slot = f"list{len(self.lists)}"
+        through = getattr(self.resource.model, spec.name).through
+        source = f"{self.resource.model._meta.model_name}_id"
+        member = next(
             f.name for f in through._meta.get_fields() if f.many_to_one and f.related_model is spec.target
         )
-        sub_shape = Shape()
-        sub_shape.column(source)
-        sub = ObjectCompiler(self.codegen, sub_shape, row="s")
         if spec.kind == CONTENT_TYPES:
-            app = sub.col(f"{target_name}__app_label")
-            model = sub.col(f"{target_name}__model")
-            item = f"{app} + '.' + {model}"
-            order = (f"{target_name}__app_label", f"{target_name}__model")
+            columns = (source, f"{member}__app_label", f"{member}__model")
+            order = columns[1:]
+            members = MemberPlan(None, None, lambda r, B, P: f"{r[1]}.{r[2]}", {})
         else:
-            target = resource_for(spec.target)
-            item = sub.object_expr(target, node.selection_set, f"{target_name}__", top=False)
-            order = tuple(f"{target_name}__{o}" for o in ("name", "pk"))
-        if sub_shape.prefetches or sub_shape.tree_ids or sub_shape.annotations:
-            raise Unsupported("nested loads inside a list")
-        group = self.codegen.constant(_grouper(f"lambda s, B, P: {item}", self.codegen.namespace))
-        columns = tuple(sub_shape.columns)
+            columns, order = (source, f"{member}_id"), (f"{member}__name", f"{member}__pk")
+            members = MemberPlan.compile(resource_for(spec.target), node)
 
-        def load(rows, top_index, base, prefetched):
-            ids = [row[top_index] for row in rows]
-            if not ids:
-                return {}
-            queryset = through.objects.filter(**{f"{source}__in": ids}).order_by(source, *order)
-            return self.codegen.namespace[group](queryset.values_list(*columns), base, prefetched)
+        def load(ids, base):
+            pairs = list(
+                through.objects.filter(**{f"{source}__in": ids})
+                .order_by(source, *order)
+                .values_list(*columns)
+            )
+            return members.group(pairs, base)
 
-        self.shape.prefetches[slot] = load
+        self.lists[slot] = load
         return slot
 
+    # -- running ------------------------------------------------------------------------------
 
-def _grouper(item_source: str, namespace: dict):
-    item = eval(item_source, namespace)  # noqa: S307 - source is generated from the schema, not input
+    def fetch(self, queryset, base: str) -> tuple[list, dict]:
+        """The rows of `queryset` and everything their result dictionaries refer to."""
+        rows = list(queryset.values_list(*self.columns))
+        loaded: dict = {}
+        if self.tree:
+            loaded["tree"] = query.tree_paths(self.resource.model, (row[0] for row in rows))
+        if self.lists:
+            ids = [row[0] for row in rows]
+            for slot, load in self.lists.items():
+                loaded[slot] = load(ids, base) if ids else {}
+        for slot, (plan, index) in self.loads.items():
+            loaded[slot] = plan.load({row[index] for row in rows}, base)
+        return rows, loaded
 
-    def group(rows, base, prefetched):
+    def load(self, ids: set, base: str) -> dict:
+        """{id: result} for the given ids (related objects are shown whatever the list's filters)."""
+        ids.discard(None)
+        if not ids:
+            return {}
+        queryset = self.resource.model._default_manager.filter(pk__in=ids)
+        if self.annotations:
+            queryset = queryset.annotate(**self.annotations)
+        rows, loaded = self.fetch(queryset, base)
+        item = self.item
+        return {row[0]: item(row, base, loaded) for row in rows}
+
+
+@dataclass
+class MemberPlan:
+    """Builds the members of a many-to-many list from (owner id, member id) pairs."""
+
+    target: Resource | None
+    plan: ObjectPlan | None
+    build: object
+    namespace: dict
+
+    @classmethod
+    def compile(cls, target: Resource, node: FieldNode) -> MemberPlan:
+        holder = ObjectPlan.__new__(ObjectPlan)  # only its related_expr, over a pair row
+        holder.loads, holder.columns = {}, []
+        expression = ObjectPlan.related_expr(holder, target, node, "r[1]")
+        namespace: dict = {}
+        build = eval(f"lambda r, B, P: {expression}", namespace)  # noqa: S307 - generated from the schema
+        plan = holder.loads["load0"][0] if holder.loads else None
+        return cls(target, plan, build, namespace)
+
+    def group(self, pairs: list, base: str) -> dict:
+        loaded = {"load0": self.plan.load({p[1] for p in pairs}, base)} if self.plan else {}
         grouped: dict = {}
-        for s in rows:
-            grouped.setdefault(s[0], []).append(item(s, base, prefetched))
+        build = self.build
+        for pair in pairs:
+            grouped.setdefault(pair[0], []).append(build(pair, base, loaded))
         return grouped
-
-    return group
 
 
 @dataclass
@@ -242,26 +276,20 @@ class RootPlan:
     resource: Resource
     field_def: object
     node: FieldNode
-    shape: Shape | None = None
-    build: object = None
+    objects: ObjectPlan | None = None
 
     def run(self, variables: dict, context):
         arguments = get_argument_values(self.field_def, self.node, variables)
         user = context.user
         if self.kind == "count":
             return query.count_queryset(self.resource, user, arguments)
-        shape = self.shape
+        plan = self.objects
         if self.kind == "list":
-            queryset = query.list_queryset(self.resource, user, arguments, shape.annotations)
+            queryset = query.list_queryset(self.resource, user, arguments, plan.annotations)
         else:
-            queryset = query.single_queryset(self.resource, user, arguments["id"], shape.annotations)
-        rows = list(queryset.values_list(*shape.columns))
-        prefetched: dict = {}
-        for slot, (model, indexes) in shape.tree_ids.items():
-            prefetched[slot] = query.tree_paths(model, (row[i] for row in rows for i in indexes))
-        for slot, load in shape.prefetches.items():
-            prefetched[slot] = load(rows, 0, context.base_url, prefetched)
-        built = self.build(rows, context.base_url, prefetched)
+            queryset = query.single_queryset(self.resource, user, arguments["id"], plan.annotations)
+        rows, loaded = plan.fetch(queryset, context.base_url)
+        built = plan.build(rows, context.base_url, loaded)
         if self.kind == "single":
             return built[0] if built else None
         return built
@@ -324,15 +352,7 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
         kind, resource = known[name]
         plan = RootPlan(_response_key(node), kind, resource, query_type.fields[name], node)
         if kind != "count":
-            codegen = Codegen()
-            plan.shape = Shape()
-            compiler = ObjectCompiler(codegen, plan.shape)
-            compiler.col("id")  # column 0 is always the object's id: prefetches group by it
-            expression = compiler.object_expr(resource, node.selection_set, "", top=True)
-            source = f"def build(rows, B, P):\n    return [{expression} for r in rows]\n"
-            codegen.namespace["_NOPATH"] = _MISSING_PATH
-            exec(compile(source, f"<plan {resource.list_field}>", "exec"), codegen.namespace)  # noqa: S102
-            plan.build = codegen.namespace["build"]
+            plan.objects = ObjectPlan(resource, node.selection_set)
         roots.append(plan)
     return Plan(schema, operation, roots)
 

@@ -141,8 +141,6 @@ class Filter:
             )
         if self.lookup == "isnull":
             return Q(**{f"{self.path}__isnull": parsed[-1]})
-        if self.lookup in {"regex", "iregex"}:
-            parsed = [parse_regex(v) for v in parsed]
         if self.lookup == "exact" and len(parsed) > 1:
             match = Q(**{f"{self.path}__in": parsed})
         else:
@@ -194,7 +192,9 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     def add(name, path, lookups, parse, kind="value", nullable=False):
         for suffix, (lookup, negate) in {**lookups, **(ISNULL if nullable else {})}.items():
             key = f"{name}__{suffix}" if suffix else name
-            value_parse = parse_bool if lookup == "isnull" else parse
+            value_parse = {"isnull": parse_bool, "regex": parse_regex, "iregex": parse_regex}.get(
+                lookup, parse
+            )
             found[key] = Filter(key, path, lookup, negate, value_parse, kind)
 
     add("id", "pk", EXACT_LOOKUPS, parse_uuid)

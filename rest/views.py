@@ -9,6 +9,7 @@ from importlib import metadata
 
 import django
 from django.conf import settings
+from django.db import DataError
 from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.csrf import csrf_exempt
 
@@ -106,6 +107,8 @@ class Endpoint:
             data, status = {"detail": exc.detail}, 403
         except NotFound as exc:
             data, status = {"detail": exc.detail}, 404
+        except DataError as exc:  # a value the database itself refuses (e.g. its regex dialect)
+            data, status = {"detail": f"Invalid value: {str(exc).strip().splitlines()[0]}"}, 400
         response = render(request, data, status, fmt, headers)
         if request.method == "HEAD":
             response.content = b""

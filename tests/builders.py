@@ -11,18 +11,22 @@ from django.utils import timezone
 from inventory.dcim.models import Location, LocationType
 from inventory.extras.models import Note, Role, Status, Tag
 from inventory.tenancy.models import Tenant, TenantGroup
-from inventory.users.models import Token, User
+from inventory.users.models import Token, User, generate_key
 
 SUPERUSER_KEY = "a" * 40
 
 
-def build_sample(owner: User) -> dict[type, list]:
-    """Three or more objects of each registered model; returns them by model."""
+def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
+    """Three or more objects of each registered model; returns them by model.
+
+    A `suffix` makes the names of a second, identically shaped sample unique.
+    """
+    s = suffix
     location_ct = ContentType.objects.get_for_model(Location)
     tenant_ct = ContentType.objects.get_for_model(Tenant)
 
     tags = [
-        Tag.objects.create(name=n, color=c, description=d)
+        Tag.objects.create(name=n + s, color=c, description=d)
         for n, c, d in (
             ("alpha", "ff0000", "first tag"),
             ("Beta", "00ff00", ""),
@@ -32,30 +36,34 @@ def build_sample(owner: User) -> dict[type, list]:
     for tag in tags:
         tag.content_types.set([location_ct, tenant_ct])
     roles = [
-        Role.objects.create(name=n, weight=w) for n, w in (("Edge", 100), ("Core", 200), ("Access", None))
+        Role.objects.create(name=n + s, weight=w) for n, w in (("Edge", 100), ("Core", 200), ("Access", None))
     ]
     roles[0].content_types.set([location_ct])
-    statuses = list(Status.objects.order_by("name")[:3])
+    statuses = [
+        Status.objects.create(name=f"Testing{s}", color="123456"),
+        Status.objects.create(name=f"Spare{s}"),
+    ]
+    statuses[0].content_types.set([location_ct])
 
-    groups = [TenantGroup.objects.create(name="Customers", description="paying")]
-    groups.append(TenantGroup.objects.create(name="Enterprise", parent=groups[0]))
-    groups.append(TenantGroup.objects.create(name="Internal", comments="our own"))
+    groups = [TenantGroup.objects.create(name="Customers" + s, description="paying")]
+    groups.append(TenantGroup.objects.create(name="Enterprise" + s, parent=groups[0]))
+    groups.append(TenantGroup.objects.create(name="Internal" + s, comments="our own"))
     tenants = [
-        Tenant.objects.create(name="Acme", description="rockets", tenant_group=groups[1]),
-        Tenant.objects.create(name="globex", description="", comments="big"),
-        Tenant.objects.create(name="Initech", description="staplers", tenant_group=groups[0]),
+        Tenant.objects.create(name="Acme" + s, description="rockets", tenant_group=groups[1]),
+        Tenant.objects.create(name="globex" + s, description="", comments="big"),
+        Tenant.objects.create(name="Initech" + s, description="staplers", tenant_group=groups[0]),
     ]
     tenants[0].tags.set([tags[0], tags[1]])
     tenants[2].tags.set([tags[1]])
 
-    region = LocationType.objects.create(name="Region", nestable=True, description="top level")
-    site = LocationType.objects.create(name="Site", parent=region)
-    floor = LocationType.objects.create(name="Floor", parent=site)
+    region = LocationType.objects.create(name="Region" + s, nestable=True, description="top level")
+    site = LocationType.objects.create(name="Site" + s, parent=region)
+    floor = LocationType.objects.create(name="Floor" + s, parent=site)
     site.content_types.set([location_ct])
     active, planned = Status.objects.get(name="Active"), Status.objects.get(name="Planned")
-    europe = Location.objects.create(name="Europe", location_type=region, status=active, asn=65000)
+    europe = Location.objects.create(name="Europe" + s, location_type=region, status=active, asn=65000)
     ams = Location.objects.create(
-        name="AMS1",
+        name="AMS1" + s,
         location_type=site,
         status=active,
         parent=europe,
@@ -68,20 +76,20 @@ def build_sample(owner: User) -> dict[type, list]:
         contact_email="noc@example.com",
     )
     fra = Location.objects.create(
-        name="fra2",
+        name="fra2" + s,
         location_type=site,
         status=planned,
         parent=europe,
         tenant=tenants[2],
         description="Frankfurt",
     )
-    room = Location.objects.create(name="AMS1 floor 1", location_type=floor, status=active, parent=ams)
+    room = Location.objects.create(name="AMS1 floor 1" + s, location_type=floor, status=active, parent=ams)
     ams.tags.set([tags[0], tags[2]])
     fra.tags.set([tags[0]])
 
-    other = User.objects.create_user("operator", email="ops@example.com", first_name="Olga")
+    other = User.objects.create_user("operator" + s, email="ops@example.com", first_name="Olga")
     tokens = [
-        Token.objects.create(user=owner, key=SUPERUSER_KEY, description="tests"),
+        Token.objects.create(user=owner, key=SUPERUSER_KEY if not s else generate_key(), description="tests"),
         Token.objects.create(
             user=owner,
             write_enabled=False,
