@@ -28,7 +28,11 @@ def database_from_url(url: str) -> dict:
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
         options = dict(parse_qsl(parsed.query))
         if env_bool("DATABASE_POOL", True):
-            options["pool"] = {"min_size": 1, "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "10"))}
+            options["pool"] = {
+                "min_size": 1,
+                "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "10")),
+                "timeout": 10,  # fail a request rather than hang when the database is unreachable
+            }
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parsed.path.lstrip("/")),
