@@ -25,6 +25,7 @@ from graphql import (
 from graphql.execution.values import get_argument_values, get_variable_values
 
 from . import query
+from .mutations import mutation_fields, perform
 from .registry import (
     CONTENT_TYPE,
     CONTENT_TYPES,
@@ -283,7 +284,14 @@ class RootPlan:
         user = context.user
         if self.kind == "count":
             return query.count_queryset(self.resource, user, arguments)
+        if self.kind == "delete":
+            return perform(self.kind, self.resource, context, arguments)
         plan = self.objects
+        if self.kind in ("create", "update"):
+            # Written objects are read back through the plan, in input order.
+            written = perform(self.kind, self.resource, context, arguments)
+            loaded = plan.load({obj.pk for obj in written}, context.base_url)
+            return [loaded[obj.pk] for obj in written]
         if self.kind == "list":
             queryset = query.list_queryset(self.resource, user, arguments, plan.annotations)
         else:
@@ -299,6 +307,7 @@ class Plan:
     def __init__(self, schema: GraphQLSchema, operation: OperationDefinitionNode, roots: list[RootPlan]):
         self.schema = schema
         self.operation = operation
+        self.name = operation.name.value if operation.name else None
         self.roots = roots
 
     def execute(self, variables: dict | None, context) -> ExecutionResult:
@@ -319,7 +328,7 @@ class Plan:
 
 
 def _root_fields() -> dict[str, tuple[str, Resource]]:
-    mapping = {}
+    mapping = dict(mutation_fields())
     for resource in resources():
         mapping[resource.list_field] = ("list", resource)
         mapping[f"{resource.list_field}_count"] = ("count", resource)
@@ -340,9 +349,11 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
     if len(operations) != 1 or not isinstance(operations[0], OperationDefinitionNode):
         raise Unsupported("one operation, no fragments")
     operation = operations[0]
-    if operation.operation != OperationType.QUERY or operation.directives:
-        raise Unsupported("queries only")
-    query_type = schema.query_type
+    if operation.directives:
+        raise Unsupported("directives")
+    root_type = schema.mutation_type if operation.operation == OperationType.MUTATION else schema.query_type
+    if root_type is None or operation.operation == OperationType.SUBSCRIPTION:
+        raise Unsupported("subscriptions")
     known = _root_fields()
     roots = []
     for node in _fields(operation.selection_set):
@@ -350,8 +361,10 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
         if name not in known:
             raise Unsupported(f"root field {name}")
         kind, resource = known[name]
-        plan = RootPlan(_response_key(node), kind, resource, query_type.fields[name], node)
-        if kind != "count":
+        if name not in root_type.fields:
+            raise Unsupported(f"{name} is not a field of {root_type.name}")
+        plan = RootPlan(_response_key(node), kind, resource, root_type.fields[name], node)
+        if kind not in ("count", "delete"):
             plan.objects = ObjectPlan(resource, node.selection_set)
         roots.append(plan)
     return Plan(schema, operation, roots)

@@ -81,3 +81,16 @@ def list_document(resource: Resource, depth: int, many: frozenset[str], filter_n
 @lru_cache(maxsize=1024)
 def detail_document(resource: Resource, depth: int, many: frozenset[str]) -> str:
     return f"query ($id: UUID!) {{ object: {resource.single_field}(id: $id) {{ {selection(resource, depth, many)} }} }}"
+
+
+@lru_cache(maxsize=1024)
+def write_document(resource: Resource, kind: str, many: frozenset[str]) -> str:
+    """The mutation behind a REST write; created and updated objects come back at depth 0."""
+    field = f"{kind}_{resource.list_field}"
+    if kind == "delete":
+        return f"mutation ($ids: [UUID!]!) {{ result: {field}(ids: $ids) }}"
+    if kind == "update":
+        head, arguments = "$data: [GenericScalar]!, $partial: Boolean", "data: $data, partial: $partial"
+    else:
+        head, arguments = "$data: [GenericScalar]!", "data: $data"
+    return f"mutation ({head}) {{ result: {field}({arguments}) {{ {selection(resource, 0, many)} }} }}"

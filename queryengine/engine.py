@@ -86,9 +86,7 @@ def prepare(source: str) -> Prepared:
         isinstance(d, OperationDefinitionNode) and d.operation == OperationType.MUTATION
         for d in document.definitions
     )
-    return Prepared(
-        document, (), None if is_mutation else compile_document(GRAPHQL_SCHEMA, document), is_mutation
-    )
+    return Prepared(document, (), compile_document(GRAPHQL_SCHEMA, document), is_mutation)
 
 
 def run(
@@ -98,13 +96,17 @@ def run(
     prepared = prepare(source)
     if prepared.errors:
         return ExecutionResult(data=None, errors=list(prepared.errors))
-    if compiled and prepared.plan is not None:
+    if not prepared.is_mutation:
+        return _execute(prepared, variables, context, operation_name, compiled)
+    # A mutation is all-or-none: any error rolls back every change it made.
+    with transaction.atomic():
+        result = _execute(prepared, variables, context, operation_name, compiled)
+        if result.errors:
+            transaction.set_rollback(True)
+    return result
+
+
+def _execute(prepared: Prepared, variables, context, operation_name, compiled: bool) -> ExecutionResult:
+    if compiled and prepared.plan is not None and operation_name in (None, prepared.plan.name):
         return prepared.plan.execute(variables, context)
-    if prepared.is_mutation:
-        # A mutation is all-or-none: any error rolls back every change it made.
-        with transaction.atomic():
-            result = execute(GRAPHQL_SCHEMA, prepared.document, None, context, variables, operation_name)
-            if result.errors:
-                transaction.set_rollback(True)
-        return result
     return execute(GRAPHQL_SCHEMA, prepared.document, None, context, variables, operation_name)

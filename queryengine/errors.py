@@ -23,3 +23,11 @@ class NotFound(Exception):
     def __init__(self, detail: str):
         super().__init__(detail)
         self.detail = detail
+
+
+class Conflict(Exception):
+    """The change would break other objects, e.g. deleting one that others depend on (409)."""
+
+    def __init__(self, detail: str):
+        super().__init__(detail)
+        self.detail = detail

@@ -1,72 +1,70 @@
-"""Mutations of the one schema. Each runs inside the engine's transaction (all-or-none)."""
+"""Mutations of the one schema, generated from the registry: create, update and delete for
+every model, each taking a list (one item for single-object writes) and all-or-none."""
 
 from __future__ import annotations
 
 import graphene
-from django.contrib.contenttypes.models import ContentType
-from django.core.exceptions import ValidationError
+from graphene.types.generic import GenericScalar
 
-from .errors import NotFound, PermissionDenied, ValidationFailed
-from .query import single_queryset
-from .registry import resource_by_object_type, resource_for
+from .errors import PermissionDenied, ValidationFailed
+from .registry import Resource, resources
 from .scalars import UUID
+from .writes import Writer
+
+ACTIONS = {"create": "add", "update": "change", "delete": "delete"}
+NO_CREDENTIALS = "Authentication credentials were not provided."
 
 
-def require_write(context, model, action: str) -> None:
+def require_write(context, resource: Resource, action: str) -> None:
     user = context.user
     if user is None or not user.is_authenticated:
-        raise PermissionDenied("Authentication credentials were not provided.")
+        raise PermissionDenied(NO_CREDENTIALS)
     if not getattr(context, "write_enabled", False):
         raise PermissionDenied()
-    opts = model._meta
-    if not (user.is_superuser or user.has_perm(f"{opts.app_label}.{action}_{opts.model_name}")):
+    if resource.owner_field and resource.scope is not None:
+        return  # objects a user owns (their tokens) are theirs to manage
+    codename = f"{resource.app_label}.{ACTIONS[action]}_{resource.model_name}"
+    if not (user.is_superuser or user.has_perm(codename)):
         raise PermissionDenied()
 
 
-def validated_save(instance) -> None:
-    try:
-        instance.full_clean()
-    except ValidationError as exc:
-        raise ValidationFailed(exc.message_dict) from None
-    instance.save()
+def perform(kind: str, resource: Resource, context, arguments: dict):
+    """Run one mutation: the created or updated objects in input order, or the deleted count."""
+    require_write(context, resource, kind)
+    writer = Writer(resource, context.user)
+    if kind == "delete":
+        return writer.delete(arguments["ids"])
+    items = arguments["data"]
+    if not isinstance(items, list):
+        raise ValidationFailed(
+            {"non_field_errors": [f'Expected a list of items but got type "{type(items).__name__}".']}
+        )
+    if kind == "create":
+        return writer.create(items)
+    return writer.update(items, partial=arguments.get("partial", True))
+
+
+def mutation_fields() -> dict[str, tuple[str, Resource]]:
+    """Mutation field name -> (kind, resource), for the schema and the compiler alike."""
+    return {f"{kind}_{r.list_field}": (kind, r) for r in resources() for kind in ACTIONS}
 
 
 def build_mutation() -> type:
-    from inventory.extras.models import Note
-
     from .schema import TYPES
 
-    note_type = TYPES[resource_for(Note).type_name]
-
-    class CreateNote(graphene.Mutation):
-        """Attach a note to any object the caller can see."""
-
-        class Arguments:
-            assigned_object_type = graphene.String(required=True)
-            assigned_object_id = UUID(required=True)
-            note = graphene.String(required=True)
-
-        Output = note_type
-
-        @staticmethod
-        def mutate(root, info, assigned_object_type, assigned_object_id, note):
-            context = info.context
-            require_write(context, Note, "add")
-            target = resource_by_object_type(assigned_object_type)
-            if target is None:
-                raise ValidationFailed(
-                    {"assigned_object_type": [f"Unknown object type {assigned_object_type}."]}
-                )
-            if not single_queryset(target, context.user, assigned_object_id).exists():
-                raise NotFound(f"No {target.verbose_name} matches the given query.")
-            instance = Note(
-                assigned_object_type=ContentType.objects.get_for_model(target.model),
-                assigned_object_id=assigned_object_id,
-                user=context.user,
-                user_name=context.user.get_username(),
-                note=note,
-            )
-            validated_save(instance)
-            return instance
-
-    return type("Mutation", (graphene.ObjectType,), {"create_note": CreateNote.Field()})
+    fields = {}
+    for name, (kind, resource) in mutation_fields().items():
+        object_type = TYPES[resource.type_name]
+        if kind == "delete":
+            output, arguments = graphene.Int, {"ids": graphene.List(graphene.NonNull(UUID), required=True)}
+        else:
+            output = graphene.List(object_type)
+            arguments = {"data": graphene.List(GenericScalar, required=True)}
+            if kind == "update":
+                arguments["partial"] = graphene.Boolean(default_value=True)
+        fields[name] = graphene.Field(
+            output,
+            args=arguments,
+            resolver=lambda root, info, _k=kind, _r=resource, **args: perform(_k, _r, info.context, args),
+        )
+    return type("Mutation", (graphene.ObjectType,), fields)

@@ -64,6 +64,8 @@ class Resource:
     generic: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (type field, id field)
     scope: Callable | None = None  # (queryset, user) -> queryset, applied to every read
     natural_key: str | None = "name"  # a unique field that identifies an object by value
+    read_only: tuple[str, ...] = ()  # shown but never written by clients
+    owner_field: str | None = None  # set to the requesting user on create
     view_permission: bool = True  # False: any signed-in user may read (their scope still applies)
 
     @property

@@ -8,14 +8,15 @@ import uuid
 from importlib import metadata
 
 import django
+import orjson
 from django.conf import settings
 from django.db import DataError
 from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.csrf import csrf_exempt
 
 from queryengine import engine
-from queryengine.documents import detail_document, list_document, many_to_many_fields, selection
-from queryengine.errors import NotFound, PermissionDenied, ValidationFailed
+from queryengine.documents import detail_document, list_document, many_to_many_fields, write_document
+from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import FilterError
 from queryengine.query import can_view, filters_of, restricted
 from queryengine.registry import Resource, resources
@@ -23,6 +24,7 @@ from queryengine.schema import RequestContext
 
 from . import versioning
 from .auth import AuthenticationFailed, authenticate
+from .options import describe
 from .render import dumps, render
 
 # Query parameters that shape the response rather than filter it.
@@ -69,6 +71,8 @@ class Endpoint:
         methods = list(self.methods)
         if "GET" in methods:
             methods.append("HEAD")
+        if hasattr(self, "options"):
+            methods.append("OPTIONS")
         return ", ".join(methods)
 
     @csrf_exempt
@@ -87,7 +91,7 @@ class Endpoint:
         headers["API-Version"] = version
         try:
             method = "GET" if request.method == "HEAD" else request.method
-            if method not in self.methods:
+            if method not in self.methods and not (method == "OPTIONS" and hasattr(self, "options")):
                 raise detail_error(405, f'Method "{request.method}" not allowed.')
             user, token = authenticate(request)
             request.context = RequestContext(
@@ -107,6 +111,8 @@ class Endpoint:
             data, status = {"detail": exc.detail}, 403
         except NotFound as exc:
             data, status = {"detail": exc.detail}, 404
+        except Conflict as exc:
+            data, status = {"detail": exc.detail}, 409
         except DataError as exc:  # a value the database itself refuses (e.g. its regex dialect)
             data, status = {"detail": f"Invalid value: {str(exc).strip().splitlines()[0]}"}, 400
         response = render(request, data, status, fmt, headers)
@@ -255,7 +261,34 @@ def object_pk(request, resource: Resource, key: str) -> uuid.UUID:
     raise not_found(resource)
 
 
+def write(request, resource: Resource, kind: str, variables: dict):
+    document = write_document(resource, kind, shown_many(resource, request))
+    return run(document, variables, request)["result"]
+
+
+def not_a_list(body) -> ApiError:
+    return ApiError(
+        400, {"non_field_errors": [f'Expected a list of items but got type "{_json_type(body)}".']}
+    )
+
+
+def not_an_object(body) -> ApiError:
+    return ApiError(
+        400, {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {_json_type(body)}."]}
+    )
+
+
+def _json_type(value) -> str:
+    return {dict: "dict", list: "list", str: "str", int: "int", float: "float", bool: "bool"}.get(
+        type(value), "null"
+    )
+
+
 class ListEndpoint(Endpoint):
+    """`/api/<app>/<model>/`: list and create; update and delete in bulk (JSON arrays)."""
+
+    methods = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
     def __init__(self, resource: Resource):
         self.resource = resource
 
@@ -263,8 +296,49 @@ class ListEndpoint(Endpoint):
         require_view(self.resource, request)
         return list_page(request, self.resource), 200
 
+    def options(self, request):
+        require_view(self.resource, request)
+        return describe(self.resource, request.context, detail=False), 200
+
+    def post(self, request):
+        body = json_body(request)
+        if isinstance(body, list):
+            return write(request, self.resource, "create", {"data": body}), 201
+        if not isinstance(body, dict):
+            raise not_an_object(body)
+        try:
+            return write(request, self.resource, "create", {"data": [body]})[0], 201
+        except ValidationFailed as exc:
+            raise ValidationFailed(exc.errors[0]) from None
+
+    def put(self, request):
+        return self.update(request, partial=False)
+
+    def patch(self, request):
+        return self.update(request, partial=True)
+
+    def update(self, request, partial: bool):
+        body = json_body(request)
+        if not isinstance(body, list):
+            raise not_a_list(body)
+        return write(request, self.resource, "update", {"data": body, "partial": partial}), 200
+
+    def delete(self, request):
+        body = json_body(request, empty=None)
+        if not isinstance(body, list):
+            raise not_a_list(body if body is not None else {})
+        missing = [item for item in body if not isinstance(item, dict) or not item.get("id")]
+        if missing:
+            raise ApiError(400, [{"id": ["This field is required."]} for _ in missing])
+        write(request, self.resource, "delete", {"ids": [str(item["id"]) for item in body]})
+        return None, 204
+
 
 class DetailEndpoint(Endpoint):
+    """`/api/<app>/<model>/<id>/`: read, replace (PUT), change (PATCH) and delete one object."""
+
+    methods = ("GET", "PUT", "PATCH", "DELETE")
+
     def __init__(self, resource: Resource):
         self.resource = resource
 
@@ -272,6 +346,40 @@ class DetailEndpoint(Endpoint):
         require_view(self.resource, request)
         pk = object_pk(request, self.resource, key)
         return read_object(request, self.resource, pk, parse_depth(request)), 200
+
+    def options(self, request, key: str):
+        require_view(self.resource, request)
+        return describe(self.resource, request.context, detail=True), 200
+
+    def put(self, request, key: str):
+        return self.update(request, key, partial=False)
+
+    def patch(self, request, key: str):
+        return self.update(request, key, partial=True)
+
+    def update(self, request, key: str, partial: bool):
+        pk = self.visible(request, key)
+        body = json_body(request)
+        if not isinstance(body, dict):
+            raise not_an_object(body)
+        return write(
+            request, self.resource, "update", {"data": [{**body, "id": str(pk)}], "partial": partial}
+        )[0], 200
+
+    def delete(self, request, key: str):
+        if request.body:
+            raise detail_error(400, "A DELETE of one object takes no request body.")
+        write(request, self.resource, "delete", {"ids": [str(self.visible(request, key))]})
+        return None, 204
+
+    def visible(self, request, key: str) -> uuid.UUID:
+        """The object's id if the caller can see it: writing needs no less than reading."""
+        pk = object_pk(request, self.resource, key)
+        if not restricted(self.resource, request.context.user).filter(pk=pk).exists():
+            if not request.context.user.is_authenticated:
+                raise detail_error(403, NO_CREDENTIALS)
+            raise not_found(self.resource)
+        return pk
 
 
 class NotesEndpoint(Endpoint):
@@ -295,24 +403,12 @@ class NotesEndpoint(Endpoint):
         pk = self.existing(request, key)
         body = json_body(request)
         if not isinstance(body, dict):
-            raise ApiError(
-                400,
-                {
-                    "non_field_errors": [
-                        f"Invalid data. Expected a dictionary, but got {type(body).__name__}."
-                    ]
-                },
-            )
-        text = body.get("note")
-        if not isinstance(text, str) or not text.strip():
-            raise ValidationFailed({"note": ["This field is required."]})
-        document = (
-            "mutation ($type: String!, $id: UUID!, $note: String!) { "
-            "object: create_note(assigned_object_type: $type, assigned_object_id: $id, note: $note) "
-            f"{{ {selection(self.notes, 0)} }} }}"
-        )
-        variables = {"type": self.resource.object_type, "id": str(pk), "note": text}
-        return run(document, variables, request)["object"], 201
+            raise not_an_object(body)
+        note = {**body, "assigned_object_type": self.resource.object_type, "assigned_object_id": str(pk)}
+        try:
+            return write(request, self.notes, "create", {"data": [note]})[0], 201
+        except ValidationFailed as exc:
+            raise ValidationFailed(exc.errors[0]) from None
 
     def existing(self, request, key: str) -> uuid.UUID:
         pk = object_pk(request, self.resource, key)
@@ -321,9 +417,10 @@ class NotesEndpoint(Endpoint):
         return pk
 
 
-def json_body(request):
-    import orjson
-
+def json_body(request, empty: object = b"null"):
+    """The request's JSON body; writes must say `Content-Type: application/json`."""
+    if not request.body and empty is None:
+        return None
     content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip()
     if content_type != "application/json":
         raise detail_error(415, f'Unsupported media type "{content_type}" in request.')

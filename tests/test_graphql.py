@@ -92,10 +92,13 @@ def test_note_mutation_needs_a_write_enabled_token(sample):
     from inventory.users.models import Token
 
     ams = sample[Location][1]
-    mutation = 'mutation ($id: UUID!) { create_note(assigned_object_type: "dcim.location", assigned_object_id: $id, note: "hi") { note } }'
+    mutation = "mutation ($data: [GenericScalar]!) { create_notes(data: $data) { note } }"
+    variables = {
+        "data": [{"assigned_object_type": "dcim.location", "assigned_object_id": str(ams.pk), "note": "hi"}]
+    }
     read_only = Api(sample[Token][1].key)
-    body = post(read_only, mutation, {"id": str(ams.pk)})
-    assert body["data"] == {"create_note": None}
+    body = post(read_only, mutation, variables)
+    assert body["data"] == {"create_notes": None}
     assert body["errors"][0]["message"] == "You do not have permission to perform this action."
-    body = post(Api(sample[Token][0].key), mutation, {"id": str(ams.pk)})
-    assert body["data"] == {"create_note": {"note": "hi"}}
+    body = post(Api(sample[Token][0].key), mutation, variables)
+    assert body["data"] == {"create_notes": [{"note": "hi"}]}, body

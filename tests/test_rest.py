@@ -48,7 +48,7 @@ def test_status(api):
 def test_headers(api):
     response = api.get(LOCATIONS)
     assert response["Content-Type"] == "application/json"
-    assert response["Allow"] == "GET, HEAD"
+    assert response["Allow"] == "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS"
     assert "Accept" in response["Vary"]
     assert response["API-Version"] == "3.0"
 

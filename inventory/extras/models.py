@@ -1,4 +1,5 @@
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
@@ -55,3 +56,14 @@ class Note(BaseModel):
 
     def __str__(self) -> str:
         return self.note[:50]
+
+    def clean(self):
+        model = self.assigned_object_type.model_class() if self.assigned_object_type_id else None
+        exists = model is not None and model._default_manager.filter(pk=self.assigned_object_id).exists()
+        if model is not None and self.assigned_object_id is not None and not exists:
+            raise ValidationError({"assigned_object_id": [f"No {model._meta.object_name} has this id."]})
+
+    def save(self, *args, **kwargs):
+        if self.user is not None and not self.user_name:
+            self.user_name = self.user.get_username()
+        super().save(*args, **kwargs)

@@ -13,5 +13,6 @@ register(
         search=("note",),
         generic={"assigned_object": ("assigned_object_type", "assigned_object_id")},
         natural_key=None,
+        owner_field="user",
     )
 )

@@ -2,6 +2,7 @@ import secrets
 import uuid
 
 from django.contrib.auth.models import AbstractUser
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
@@ -25,7 +26,12 @@ class Token(models.Model):
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="tokens")
     created = models.DateTimeField(auto_now_add=True)
     expires = models.DateTimeField(null=True, blank=True)
-    key = models.CharField(max_length=40, unique=True, default=generate_key)
+    key = models.CharField(
+        max_length=40,
+        unique=True,
+        default=generate_key,
+        validators=[RegexValidator(r"^[0-9a-f]{40}$", "Enter 40 lowercase hexadecimal characters.")],
+    )
     write_enabled = models.BooleanField(default=True)
     description = models.CharField(max_length=200, blank=True)
 

@@ -21,6 +21,7 @@ register(
         # A user sees and manages only their own tokens, whatever their other permissions.
         scope=lambda queryset, user: queryset.filter(user=user) if user.is_authenticated else queryset.none(),
         natural_key=None,
+        owner_field="user",
         view_permission=False,
     )
 )

@@ -1,0 +1,287 @@
+"""Turning request data into saved objects: field conversion, related-object resolution,
+validation and the all-or-none bulk operations behind every mutation."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import FieldError, ValidationError
+from django.db import models
+from django.db.models import ProtectedError, RestrictedError
+
+from inventory.extras.models import ContentTypeScoped
+
+from .errors import Conflict, NotFound, ValidationFailed
+from .registry import (
+    CONTENT_TYPE,
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    GENERIC,
+    MANY_TO_MANY,
+    SCALAR,
+    Resource,
+    resource_for,
+)
+
+NON_FIELD = "non_field_errors"
+
+
+@dataclass(frozen=True)
+class WritableField:
+    """A field a client may write, with what OPTIONS says about it."""
+
+    name: str
+    kind: str
+    model_field: models.Field
+    required: bool
+    target: type[models.Model] | None = None
+
+
+def writable_fields(resource: Resource) -> list[WritableField]:
+    found = []
+    for spec in resource.fields:
+        f = spec.model_field
+        if spec.kind == GENERIC or f is None or not f.editable or spec.name in resource.read_only:
+            continue
+        if spec.kind in (FOREIGN_KEY, MANY_TO_MANY) and resource_for(spec.target) is None:
+            continue
+        if spec.name == resource.owner_field:
+            continue
+        required = spec.kind in (SCALAR, FOREIGN_KEY, CONTENT_TYPE) and not (
+            f.blank or f.null or f.has_default()
+        )
+        found.append(WritableField(spec.name, spec.kind, f, required, spec.target))
+    return found
+
+
+def _attrs_repr(attrs: dict) -> str:
+    return repr(attrs)
+
+
+def related_queryset(model: type[models.Model], owner: Resource):
+    """Statuses, roles and tags may only be used on the models their content types name."""
+    queryset = model._default_manager.all()
+    if issubclass(model, ContentTypeScoped):
+        queryset = queryset.filter(content_types=ContentType.objects.get_for_model(owner.model))
+    return queryset
+
+
+def _flatten(attrs: dict, prefix: str = "") -> dict:
+    flat = {}
+    for key, value in attrs.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}__"))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def resolve_related(model: type[models.Model], owner: Resource, value) -> models.Model:
+    """One object named by UUID, natural key or attributes; anything else is a ValueError."""
+    queryset = related_queryset(model, owner)
+    if isinstance(value, dict):
+        attrs = _flatten(value)
+        if "id" in attrs:
+            attrs["pk"] = attrs.pop("id")
+    elif isinstance(value, str):
+        try:
+            attrs = {"pk": uuid.UUID(value)}
+        except ValueError:
+            target = resource_for(model)
+            key = (target.natural_key if target else None) or "name"
+            attrs = {key: value}
+    elif isinstance(value, uuid.UUID):
+        attrs = {"pk": value}
+    else:
+        raise ValueError(f"Related objects must be given by UUID, natural key or attributes, not {value!r}.")
+    try:
+        found = list(queryset.filter(**attrs)[:2])
+    except (FieldError, ValidationError, ValueError, TypeError) as exc:
+        message = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+        raise ValueError(message) from None
+    if not found:
+        raise ValueError(f"Related object not found using the provided attributes: {_attrs_repr(attrs)}")
+    if len(found) > 1:
+        raise ValueError(f"Multiple objects match the provided attributes: {_attrs_repr(attrs)}")
+    return found[0]
+
+
+def content_type_of(value) -> ContentType:
+    if isinstance(value, str) and "." in value:
+        app_label, _, model = value.partition(".")
+        try:
+            return ContentType.objects.get_by_natural_key(app_label, model)
+        except ContentType.DoesNotExist:
+            pass
+    raise ValueError(f"Invalid content type: {value}")
+
+
+class Writer:
+    """Applies request data to objects of one resource inside the caller's transaction."""
+
+    def __init__(self, resource: Resource, user):
+        self.resource = resource
+        self.user = user
+        self.fields = writable_fields(resource)
+
+    def apply(self, instance: models.Model, data, partial: bool) -> tuple[dict, dict]:
+        """Set `data` on `instance`; returns (many-to-many values to set, errors)."""
+        if not isinstance(data, dict):
+            return {}, {NON_FIELD: [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}
+        errors: dict[str, list[str]] = {}
+        many: dict = {}
+        for field in self.fields:
+            if field.name not in data:
+                if field.required and not partial and instance._state.adding:
+                    errors[field.name] = ["This field is required."]
+                continue
+            value = data[field.name]
+            try:
+                if value is None and field.kind not in (MANY_TO_MANY, CONTENT_TYPES):
+                    if not field.model_field.null:
+                        raise ValueError("This field may not be null.")
+                    setattr(instance, field.name, None)
+                elif field.kind == FOREIGN_KEY:
+                    setattr(instance, field.name, resolve_related(field.target, self.resource, value))
+                elif field.kind == CONTENT_TYPE:
+                    setattr(instance, field.name, content_type_of(value))
+                elif field.kind == MANY_TO_MANY:
+                    many[field.name] = [
+                        resolve_related(field.target, self.resource, v) for v in _as_list(value)
+                    ]
+                elif field.kind == CONTENT_TYPES:
+                    many[field.name] = [content_type_of(v) for v in _as_list(value)]
+                else:
+                    setattr(instance, field.name, self.scalar(field, value))
+            except ValueError as exc:
+                errors[field.name] = [str(exc)]
+            except ValidationError as exc:
+                errors[field.name] = list(exc.messages)
+        if self.resource.has_custom_fields and isinstance(data.get("custom_fields"), dict):
+            instance._custom_field_data = {**instance._custom_field_data, **data["custom_fields"]}
+        return many, errors
+
+    @staticmethod
+    def scalar(field: WritableField, value):
+        f = field.model_field
+        if isinstance(value, dict | list) and not isinstance(f, models.JSONField):
+            raise ValueError("Not a valid value.")
+        if isinstance(f, models.BooleanField) and not isinstance(value, bool):
+            raise ValueError("Must be a valid boolean.")
+        if isinstance(f, models.CharField | models.TextField) and not isinstance(value, str):
+            raise ValueError("Not a valid string.")
+        return f.to_python(value)
+
+    def validate(self, instance: models.Model, errors: dict) -> None:
+        exclude = set(errors)
+        try:
+            instance.full_clean(exclude=exclude)
+        except ValidationError as exc:
+            for key, messages in exc.message_dict.items():
+                errors.setdefault(NON_FIELD if key == "__all__" else key, []).extend(messages)
+        if errors:
+            raise ValidationFailed(errors)
+
+    def save(self, instance: models.Model, data, partial: bool) -> models.Model:
+        adding = instance._state.adding
+        if adding and self.resource.owner_field:
+            setattr(instance, self.resource.owner_field, self.user)
+        many, errors = self.apply(instance, data, partial)
+        self.validate(instance, errors)
+        instance.save()
+        for name, values in many.items():
+            getattr(instance, name).set(values)
+        if many and not adding:
+            instance.save(
+                update_fields=["last_updated"] if self.resource.timestamps[-1:] == ["last_updated"] else None
+            )
+        return instance
+
+    def create(self, items: list) -> list[models.Model]:
+        """All or none: errors come back per item, in input order (empty for good items)."""
+        created, errors, failed = [], [], False
+        for data in items:
+            instance = self.resource.model()
+            if isinstance(data, dict) and data.get("id"):
+                try:
+                    instance.pk = uuid.UUID(str(data["id"]))
+                except ValueError:
+                    errors.append({"id": ["Must be a valid UUID."]})
+                    failed = True
+                    continue
+            try:
+                # Validation runs before anything is written, so a failed item leaves no trace
+                # and the caller's transaction still rolls back the good ones.
+                created.append(self.save(instance, data, partial=False))
+                errors.append({})
+            except ValidationFailed as exc:
+                errors.append(exc.errors)
+                failed = True
+        if failed:
+            raise ValidationFailed(errors)
+        return created
+
+    def update(self, items: list, partial: bool) -> list[models.Model]:
+        """All or none: a missing id, an unknown id or an invalid item fails the whole batch."""
+        ids, missing = [], []
+        for data in items:
+            if not isinstance(data, dict) or not data.get("id"):
+                missing.append(data)
+            else:
+                ids.append(data["id"])
+        if missing:
+            raise ValidationFailed([{"id": ["This field is required."]} for _ in missing])
+        found = self.existing(ids)
+        updated, errors = [], {}
+        for data in items:
+            instance = found[str(uuid.UUID(str(data["id"])))]
+            try:
+                updated.append(self.save(instance, data, partial=partial))
+            except ValidationFailed as exc:
+                errors[str(instance.pk)] = exc.errors
+        if errors:
+            raise ValidationFailed(errors if len(items) > 1 else next(iter(errors.values())))
+        return updated
+
+    def delete(self, ids: list) -> int:
+        found = self.existing(ids)
+        for pk, instance in found.items():
+            try:
+                instance.delete()
+            except (ProtectedError, RestrictedError) as exc:
+                dependents = list(
+                    exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects
+                )
+                listing = ", ".join(f"{obj} ({obj.pk})" for obj in dependents)
+                subject = f" {instance} ({pk})" if len(found) > 1 else ""
+                raise Conflict(
+                    f"Unable to delete object{subject}. {len(dependents)} dependent objects were found: {listing}"
+                ) from None
+        return len(found)
+
+    def existing(self, ids: list) -> dict[str, models.Model]:
+        """The objects named by `ids` (the caller's scope applies); unknown ids are an error."""
+        parsed, bad = [], []
+        for value in ids:
+            try:
+                parsed.append(uuid.UUID(str(value)))
+            except ValueError:
+                bad.append(str(value))
+        queryset = self.resource.model._default_manager.all()
+        if self.resource.scope is not None:
+            queryset = self.resource.scope(queryset, self.user)
+        found = (
+            {str(obj.pk): obj for obj in queryset.select_for_update().filter(pk__in=parsed)} if parsed else {}
+        )
+        unknown = bad + [str(pk) for pk in parsed if str(pk) not in found]
+        if unknown:
+            raise NotFound(f"No {self.resource.verbose_name} matches the given query: {', '.join(unknown)}")
+        return found
+
+
+def _as_list(value) -> list:
+    if not isinstance(value, list):
+        raise ValueError(f'Expected a list of items but got type "{type(value).__name__}".')
+    return value

@@ -1,0 +1,122 @@
+"""OPTIONS (spec §2.8): what an endpoint renders and parses, and which fields a caller who may
+write can send, with their types and choices (pynautobot's `choices()` reads this)."""
+
+from __future__ import annotations
+
+from django.core import validators
+from django.db import models
+
+from queryengine.errors import PermissionDenied
+from queryengine.mutations import require_write
+from queryengine.registry import CONTENT_TYPES, FOREIGN_KEY, GENERIC, MANY_TO_MANY, SCALAR, Resource
+from queryengine.writes import writable_fields
+
+RENDERS = ["application/json", "text/html"]
+PARSES = ["application/json"]
+
+# model field class -> metadata type; the first match wins, so subclasses come first
+FIELD_TYPES = [
+    (models.EmailField, "email"),
+    (models.URLField, "url"),
+    (models.BooleanField, "boolean"),
+    (models.DateTimeField, "datetime"),
+    (models.DateField, "date"),
+    (models.DecimalField, "decimal"),
+    (models.FloatField, "float"),
+    (models.IntegerField, "integer"),
+    (models.UUIDField, "string"),
+    (models.CharField, "string"),
+    (models.TextField, "string"),
+]
+
+
+def _label(text: str) -> str:
+    text = str(text)
+    return text[:1].upper() + text[1:]
+
+
+def _read_only(name: str, kind: str = "field", **extra) -> dict:
+    return {
+        "type": kind,
+        "required": False,
+        "read_only": True,
+        "label": _label(name.replace("_", " ")),
+        **extra,
+    }
+
+
+def field_metadata(model_field: models.Field, kind: str, required: bool, read_only: bool) -> dict:
+    meta = {
+        "type": "field",
+        "required": required,
+        "read_only": read_only,
+        "label": _label(model_field.verbose_name),
+    }
+    if kind == SCALAR:
+        meta["type"] = next((t for cls, t in FIELD_TYPES if isinstance(model_field, cls)), "field")
+        if model_field.choices:
+            meta["type"] = "field"
+            meta["choices"] = [{"value": v, "display": str(d)} for v, d in model_field.flatchoices]
+    if model_field.help_text:
+        meta["help_text"] = str(model_field.help_text)
+    if getattr(model_field, "max_length", None) and meta["type"] in ("string", "email", "url"):
+        meta["max_length"] = model_field.max_length
+    for validator in model_field.validators:
+        if isinstance(validator, validators.MinValueValidator):
+            meta["min_value"] = validator.limit_value
+        elif isinstance(validator, validators.MaxValueValidator):
+            meta["max_value"] = validator.limit_value
+    if isinstance(model_field, models.DecimalField):
+        meta.update(max_digits=model_field.max_digits, decimal_places=model_field.decimal_places)
+    return meta
+
+
+def describe_fields(resource: Resource) -> dict:
+    writable = {f.name: f for f in writable_fields(resource)}
+    fields = {
+        "id": {"type": "string", "required": False, "read_only": False, "label": "Id"},
+        "object_type": _read_only("object_type", "string"),
+        "display": _read_only("display", help_text="Human friendly display value"),
+        "url": _read_only("url"),
+    }
+    for name in resource.derived:
+        fields[name] = _read_only(name, "integer" if name in resource.counts else "field")
+    for spec in resource.fields:
+        if spec.kind == GENERIC:
+            fields[spec.name] = _read_only(spec.name)
+        elif spec.kind in (SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPES) or spec.model_field is not None:
+            entry = writable.get(spec.name)
+            fields[spec.name] = field_metadata(
+                spec.model_field, spec.kind, bool(entry and entry.required), entry is None
+            )
+    for name in resource.timestamps:
+        fields[name] = _read_only(name, "datetime")
+    if resource.has_notes:
+        fields["notes_url"] = _read_only("notes_url")
+    if resource.has_custom_fields:
+        fields["custom_fields"] = {
+            "type": "field",
+            "required": False,
+            "read_only": False,
+            "label": "Custom fields",
+        }
+    return fields
+
+
+def describe(resource: Resource, context, detail: bool) -> dict:
+    body = {
+        "name": resource.verbose_name if detail else _label(resource.model._meta.verbose_name_plural),
+        "description": "",
+        "renders": RENDERS,
+        "parses": PARSES,
+    }
+    actions = {}
+    for method, action in (() if detail else (("POST", "create"),)) + (("PUT", "update"),):
+        try:
+            require_write(context, resource, action)
+        except PermissionDenied:
+            continue
+        actions[method] = describe_fields(resource)
+    if actions:
+        body["actions"] = actions
+    return body
