@@ -2,6 +2,7 @@
 
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
 
@@ -44,6 +45,17 @@ class TreeModel(models.Model):
 
     class Meta:
         abstract = True
+
+    def clean(self):
+        super().clean()
+        node, seen = self.parent, set()
+        while node is not None and node.pk not in seen:
+            if node.pk == self.pk:
+                raise ValidationError(
+                    {"parent": [f"A {self._meta.verbose_name} cannot be its own ancestor."]}
+                )
+            seen.add(node.pk)
+            node = node.parent
 
     def ancestors(self) -> list:
         chain, node, seen = [], self.parent, {self.pk}

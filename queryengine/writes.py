@@ -134,7 +134,7 @@ class Writer:
         many: dict = {}
         for field in self.fields:
             if field.name not in data:
-                if field.required and not partial and instance._state.adding:
+                if field.required and not partial:
                     errors[field.name] = ["This field is required."]
                 continue
             value = data[field.name]
@@ -172,6 +172,8 @@ class Writer:
             raise ValueError("Must be a valid boolean.")
         if isinstance(f, models.CharField | models.TextField) and not isinstance(value, str):
             raise ValueError("Not a valid string.")
+        if isinstance(f, models.DecimalField) and isinstance(value, float):
+            value = repr(value)  # 4.94, not the binary float's 4.9400000000000003908...
         return f.to_python(value)
 
     def validate(self, instance: models.Model, errors: dict) -> None:

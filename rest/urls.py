@@ -6,6 +6,9 @@ from queryengine.registry import resource_for, resources
 
 from . import views
 
+# Endpoints whose list path does more than the generic one.
+LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
+
 
 def build_urlpatterns() -> list:
     from inventory.extras.models import Note
@@ -18,7 +21,8 @@ def build_urlpatterns() -> list:
     ]
     patterns += [path(f"{app}/", views.AppRootEndpoint(app)) for app in views.API_APPS]
     for resource in resources():
-        patterns.append(path(f"{resource.route}/", views.ListEndpoint(resource)))
+        list_endpoint = LIST_ENDPOINTS.get(resource.route, views.ListEndpoint)
+        patterns.append(path(f"{resource.route}/", list_endpoint(resource)))
         patterns.append(path(f"{resource.route}/<str:key>/", views.DetailEndpoint(resource)))
         if resource.has_notes:
             patterns.append(path(f"{resource.route}/<str:key>/notes/", views.NotesEndpoint(resource, notes)))

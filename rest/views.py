@@ -519,3 +519,41 @@ def missing_slash(request, path: str):
 
 def unknown_endpoint(request, path: str = ""):
     return HttpResponse(dumps({"detail": "Not found."}), status=404, content_type="application/json")
+
+
+class TokenListEndpoint(ListEndpoint):
+    """Tokens also accept HTTP basic credentials on POST: provisioning a token (spec §5)."""
+
+    def post(self, request):
+        credentials = basic_credentials(request)
+        if credentials is None:
+            return super().post(request)
+        from django.contrib.auth import authenticate as check_password
+
+        user = check_password(request, username=credentials[0], password=credentials[1])
+        if user is None or not user.is_active:
+            raise detail_error(403, "Invalid username/password.")
+        request.context = RequestContext(user=user, base_url=request.context.base_url, write_enabled=True)
+        body = json_body(request) if request.body else {}
+        if not isinstance(body, dict):
+            raise not_an_object(body)
+        try:
+            return write(request, self.resource, "create", {"data": [body]})[0], 201
+        except ValidationFailed as exc:
+            raise ValidationFailed(exc.errors[0]) from None
+
+
+def basic_credentials(request) -> tuple[str, str] | None:
+    import base64
+    import binascii
+
+    scheme, _, encoded = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        username, separator, password = base64.b64decode(encoded.strip()).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        raise detail_error(403, "Invalid basic header. Credentials not correctly base64 encoded.") from None
+    if not separator:
+        raise detail_error(403, "Invalid username/password.")
+    return username, password

@@ -1,4 +1,5 @@
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
@@ -40,3 +41,29 @@ class Location(TreeModel, PrimaryModel):
     class Meta:
         ordering = ["name"]
         constraints = [models.UniqueConstraint(fields=["parent", "name"], name="dcim_location_parent_name")]
+
+    def clean(self):
+        super().clean()
+        if self.location_type_id is None:
+            return
+        kind = self.location_type
+        if self.parent is None:
+            if kind.parent_id is not None:
+                raise ValidationError(
+                    {"parent": [f"A Location of type {kind.name} must have a parent Location."]}
+                )
+            return
+        allowed = {kind.parent_id} | ({kind.pk} if kind.nestable else set())
+        if self.parent.location_type_id not in allowed:
+            expected = " or ".join(
+                sorted(t.name for t in LocationType.objects.filter(pk__in=allowed - {None}))
+            )
+            raise ValidationError(
+                {
+                    "parent": [
+                        f"A Location of type {kind.name} can only have a Location of type {expected} as its parent."
+                        if expected
+                        else f"A Location of type {kind.name} cannot have a parent Location."
+                    ]
+                }
+            )

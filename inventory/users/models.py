@@ -9,10 +9,17 @@ from django.utils import timezone
 
 class User(AbstractUser):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Accounts created through the API may have no password: they sign in with tokens only.
+    password = models.CharField("password", max_length=128, blank=True)
     config_data = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["username"]
+
+    def save(self, *args, **kwargs):
+        if not self.password:
+            self.set_unusable_password()
+        super().save(*args, **kwargs)
 
 
 def generate_key() -> str:

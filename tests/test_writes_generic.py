@@ -1,0 +1,240 @@
+"""The generic write family: create, bulk create, update, bulk update, delete, bulk delete,
+all-or-none failures, permissions and OPTIONS, for every registered model."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.validators import MaxLengthValidator
+from django.db import models
+
+from inventory.users.models import Token, User
+from queryengine.query import restricted
+from queryengine.registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, SCALAR, resources
+from queryengine.writes import writable_fields
+
+from .builders import SUPERUSER_KEY
+from .conftest import Api
+
+RESOURCES = resources()
+NO_PERMISSION = {"detail": "You do not have permission to perform this action."}
+
+
+def list_url(resource) -> str:
+    return f"/api/{resource.route}/"
+
+
+def send(api, method: str, path: str, body=None):
+    data = orjson.dumps(body) if body is not None else ""
+    response = getattr(api.client, method)(path, data, content_type="application/json")
+    return response.status_code, orjson.loads(response.content) if response.content else None
+
+
+def body_from(resource, row: dict, suffix: str) -> dict:
+    """A create body made from an existing object's representation, unique fields made new."""
+    body = {}
+    for field in writable_fields(resource):
+        value = row.get(field.name)
+        if field.kind == FOREIGN_KEY:
+            value = value and value["id"]
+        elif field.kind == MANY_TO_MANY:
+            value = [item["id"] for item in value or []]
+        elif field.kind == CONTENT_TYPES:
+            value = value or []
+        elif field.model_field.unique or field.name in unique_together(resource):
+            if isinstance(field.model_field, models.CharField) and field.name != "key":
+                value = f"{value}{suffix}"
+            else:
+                continue
+        body[field.name] = value
+    return body
+
+
+def unique_together(resource) -> set[str]:
+    constraints = [c for c in resource.model._meta.constraints if isinstance(c, models.UniqueConstraint)]
+    return {name for c in constraints for name in c.fields}
+
+
+def invalid_item(resource) -> dict:
+    """An item no model accepts: a structured value where a plain one belongs."""
+    field = next(
+        f
+        for f in writable_fields(resource)
+        if f.kind == SCALAR and not isinstance(f.model_field, models.JSONField)
+    )
+    return {field.name: {"not": "valid"}}
+
+
+def source_row(api, resource) -> dict:
+    rows = api.json(list_url(resource), {"limit": 1000})["results"]
+    return next(r for r in rows if resource.model_name != "token" or r["key"] != SUPERUSER_KEY)
+
+
+def count(resource, user) -> int:
+    return restricted(resource, user).count()
+
+
+def editable_text_field(resource):
+    return next(
+        (
+            f
+            for f in writable_fields(resource)
+            if f.kind == SCALAR
+            and isinstance(f.model_field, models.CharField)
+            and not f.model_field.unique
+            and not f.model_field.choices
+            and f.model_field.max_length >= 20
+            and not [v for v in f.model_field.validators if not isinstance(v, MaxLengthValidator)]
+        ),
+        None,
+    )
+
+
+@pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.route)
+class TestEveryModelWrites:
+    def test_create_one(self, api, resource, superuser):
+        body = body_from(resource, source_row(api, resource), "-new")
+        before = count(resource, superuser)
+        status, created = send(api, "post", list_url(resource), body)
+        assert status == 201, created
+        assert count(resource, superuser) == before + 1
+        kinds = {f.name: f.kind for f in writable_fields(resource)}
+        for name, value in body.items():
+            shown = created[name]
+            if kinds[name] == FOREIGN_KEY and shown is not None:
+                shown = shown["id"]
+            elif kinds[name] == MANY_TO_MANY:
+                shown = [item["id"] for item in shown]
+            if isinstance(value, list):
+                assert sorted(map(str, shown)) == sorted(map(str, value)), name
+            else:
+                assert shown == value or str(shown) == str(value), (name, shown, value)
+        assert (
+            api.json(created["url"].replace("http://testserver", ""))
+            == api.json(list_url(resource), {"id": created["id"]})["results"][0]
+        )
+
+    def test_bulk_create_in_order_and_all_or_none(self, api, resource, superuser):
+        row = source_row(api, resource)
+        bodies = [body_from(resource, row, "-b1"), body_from(resource, row, "-b2")]
+        before = count(resource, superuser)
+        status, bad = send(api, "post", list_url(resource), [bodies[0], invalid_item(resource)])
+        assert status == 400 and bad[0] == {} and bad[1]
+        assert count(resource, superuser) == before
+        status, created = send(api, "post", list_url(resource), bodies)
+        assert status == 201 and len(created) == 2
+        assert count(resource, superuser) == before + 2
+        assert send(api, "post", list_url(resource), []) == (201, [])
+
+    def test_update_patch_put_and_bulk(self, api, resource, superuser):
+        field = editable_text_field(resource)
+        if field is None:
+            pytest.skip("no free-text field to change")
+        row = source_row(api, resource)
+        path = row["url"].replace("http://testserver", "")
+        status, patched = send(api, "patch", path, {field.name: "changed by patch"})
+        assert status == 200 and patched[field.name] == "changed by patch"
+        assert getattr(resource.model.objects.get(pk=row["id"]), field.name) == "changed by patch"
+        assert send(api, "patch", path, {})[0] == 200
+        required = [f.name for f in writable_fields(resource) if f.required]
+        if required:
+            status, errors = send(api, "put", path, {field.name: "x"})
+            assert status == 400 and set(errors) == set(required) - {field.name}
+        full = {**body_from(resource, patched, ""), field.name: "changed by put"}
+        status, put = send(api, "put", path, full)
+        assert status == 200 and put[field.name] == "changed by put"
+        others = [r for r in api.json(list_url(resource), {"limit": 1000})["results"] if r["id"] != row["id"]]
+        items = [{"id": row["id"], field.name: "bulk 1"}, {"id": others[0]["id"], field.name: "bulk 2"}]
+        status, updated = send(api, "patch", list_url(resource), items)
+        assert status == 200 and [u[field.name] for u in updated] == ["bulk 1", "bulk 2"]
+        failing = [
+            {"id": row["id"], field.name: "never stored"},
+            {"id": others[0]["id"], **invalid_item(resource)},
+        ]
+        status, errors = send(api, "patch", list_url(resource), failing)
+        assert status == 400 and list(errors) == [others[0]["id"]]
+        assert getattr(resource.model.objects.get(pk=row["id"]), field.name) == "bulk 1"
+        status, errors = send(api, "patch", list_url(resource), [{field.name: "no id"}])
+        assert status == 400 and errors == [{"id": ["This field is required."]}]
+        unknown = "00000000-0000-4000-8000-000000000000"
+        status, _ = send(
+            api, "patch", list_url(resource), [{"id": row["id"], field.name: "x"}, {"id": unknown}]
+        )
+        assert status == 404
+        assert getattr(resource.model.objects.get(pk=row["id"]), field.name) == "bulk 1"
+        status, errors = send(api, "patch", list_url(resource), {"id": row["id"]})
+        assert status == 400 and errors == {
+            "non_field_errors": ['Expected a list of items but got type "dict".']
+        }
+
+    def test_delete_one_and_bulk(self, api, resource, superuser):
+        row = source_row(api, resource)
+        status, created = send(
+            api, "post", list_url(resource), [body_from(resource, row, f"-d{i}") for i in range(3)]
+        )
+        assert status == 201
+        path = f"{list_url(resource)}{created[0]['id']}/"
+        assert send(api, "delete", path) == (204, None)
+        assert not resource.model.objects.filter(pk=created[0]["id"]).exists()
+        assert send(api, "delete", path)[0] == 404
+        before = count(resource, superuser)
+        unknown = {"id": "00000000-0000-4000-8000-000000000000"}
+        status, _ = send(api, "delete", list_url(resource), [{"id": created[1]["id"]}, unknown])
+        assert status == 404 and count(resource, superuser) == before
+        assert send(api, "delete", list_url(resource), [{"id": c["id"]} for c in created[1:]]) == (204, None)
+        assert count(resource, superuser) == before - 2
+        assert send(api, "delete", list_url(resource), [{"name": "x"}]) == (
+            400,
+            [{"id": ["This field is required."]}],
+        )
+        status, body = send(api, "delete", list_url(resource))
+        assert status == 400 and body == {
+            "non_field_errors": ['Expected a list of items but got type "dict".']
+        }
+
+    def test_read_only_tokens_and_permissions(self, api, resource, sample, superuser):
+        row = source_row(api, resource)
+        body = body_from(resource, row, "-perm")
+        read_only = Api(sample[Token][1].key)
+        before = count(resource, superuser)
+        assert send(read_only, "post", list_url(resource), body) == (403, NO_PERMISSION)
+        assert send(read_only, "delete", row["url"].replace("http://testserver", ""))[0] in (403, 404)
+        assert count(resource, superuser) == before
+        assert send(Api(None), "post", list_url(resource), body)[0] == 403
+        user = User.objects.create_user("writer")
+        token = Token.objects.create(user=user)
+        writer = Api(token.key)
+        if resource.view_permission:
+            view = Permission.objects.get(
+                codename=f"view_{resource.model_name}", content_type__app_label=resource.app_label
+            )
+            user.user_permissions.add(view)
+            assert send(Api(token.key), "post", list_url(resource), body) == (403, NO_PERMISSION)
+            add = Permission.objects.get(
+                codename=f"add_{resource.model_name}", content_type__app_label=resource.app_label
+            )
+            user.user_permissions.add(add)
+            writer = Api(token.key)
+        status, created = send(writer, "post", list_url(resource), body)
+        assert status == 201, created
+
+    def test_options(self, api, resource, sample):
+        response = api.client.options(list_url(resource))
+        assert response.status_code == 200
+        body = orjson.loads(response.content)
+        assert body["renders"] and body["parses"] == ["application/json"]
+        described = body["actions"]["POST"]
+        for field in writable_fields(resource):
+            assert described[field.name]["read_only"] is False
+            assert described[field.name]["required"] is field.required
+            if field.model_field.choices:
+                assert described[field.name]["choices"]
+        assert described["id"]["read_only"] is False and described["url"]["read_only"] is True
+        detail = orjson.loads(
+            api.client.options(f"{list_url(resource)}{sample[resource.model][0].pk}/").content
+        )
+        assert list(detail["actions"]) == ["PUT"]
+        read_only = orjson.loads(Api(sample[Token][1].key).client.options(list_url(resource)).content)
+        assert "actions" not in read_only
+        assert Api(None).client.options(list_url(resource)).status_code == 403
