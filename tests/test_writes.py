@@ -1,0 +1,270 @@
+"""Write behaviours beyond the generic family: related-object forms, validation, bodies, tokens."""
+
+import base64
+
+import orjson
+import pytest
+
+from inventory.dcim.models import Location, LocationType
+from inventory.extras.models import Status, Tag
+from inventory.tenancy.models import Tenant
+from inventory.users.models import Token
+
+from .conftest import Api
+
+LOCATIONS = "/api/dcim/locations/"
+
+
+def post(api, path, body, **headers):
+    response = api.post(path, body, **headers)
+    return response.status_code, orjson.loads(response.content) if response.content else None
+
+
+@pytest.fixture
+def site(sample):
+    return LocationType.objects.get(name="Site")
+
+
+class TestRelatedObjects:
+    def test_by_uuid_name_and_attributes(self, api, sample, site):
+        europe = sample[Location][0]
+        for i, (status, parent, kind) in enumerate(
+            [
+                (str(Status.objects.get(name="Active").pk), str(europe.pk), str(site.pk)),
+                ("Active", {"name": "Europe"}, "Site"),
+                (
+                    {"name": "Planned"},
+                    {"name": "Europe", "location_type": {"name": "Region"}},
+                    {"name": "Site"},
+                ),
+            ]
+        ):
+            code, body = post(
+                api, LOCATIONS, {"name": f"S{i}", "status": status, "parent": parent, "location_type": kind}
+            )
+            assert code == 201, body
+            assert body["parent"]["id"] == str(europe.pk)
+
+    def test_zero_or_several_matches_name_the_field(self, api, sample):
+        code, body = post(
+            api, LOCATIONS, {"name": "x", "status": "Active", "location_type": {"name": "nope"}}
+        )
+        assert code == 400
+        assert body == {
+            "location_type": ["Related object not found using the provided attributes: {'name': 'nope'}"]
+        }
+        Tenant.objects.create(name="dup-a", description="same")
+        Tenant.objects.create(name="dup-b", description="same")
+        code, body = post(
+            api,
+            LOCATIONS,
+            {"name": "x", "status": "Active", "location_type": "Region", "tenant": {"description": "same"}},
+        )
+        assert code == 400
+        assert body == {"tenant": ["Multiple objects match the provided attributes: {'description': 'same'}"]}
+        code, body = post(
+            api,
+            LOCATIONS,
+            {
+                "name": "x",
+                "status": "Active",
+                "location_type": "Region",
+                "tenant": "00000000-0000-4000-8000-000000000000",
+            },
+        )
+        assert code == 400 and "Related object not found" in body["tenant"][0]
+        code, body = post(
+            api, LOCATIONS, {"name": "x", "status": "Active", "location_type": {"nosuchfield": 1}}
+        )
+        assert code == 400 and "nosuchfield" in body["location_type"][0]
+
+    def test_status_and_tags_only_where_their_content_types_allow(self, api, sample):
+        code, body = post(api, LOCATIONS, {"name": "x", "status": "Connected", "location_type": "Region"})
+        assert code == 400
+        assert body == {
+            "status": ["Related object not found using the provided attributes: {'name': 'Connected'}"]
+        }
+        Tag.objects.create(name="devices-only")
+        code, body = post(
+            api,
+            LOCATIONS,
+            {"name": "x", "status": "Active", "location_type": "Region", "tags": ["alpha", "devices-only"]},
+        )
+        assert code == 400 and list(body) == ["tags"]
+        code, body = post(
+            api,
+            LOCATIONS,
+            {"name": "x", "status": "Active", "location_type": "Region", "tags": ["alpha", {"name": "Beta"}]},
+        )
+        assert code == 201 and len(body["tags"]) == 2
+
+    def test_content_types_as_strings(self, api):
+        code, body = post(
+            api, "/api/extras/tags/", {"name": "t", "content_types": ["dcim.location", "tenancy.tenant"]}
+        )
+        assert code == 201 and body["content_types"] == ["dcim.location", "tenancy.tenant"]
+        code, body = post(api, "/api/extras/tags/", {"name": "u", "content_types": ["dcim.nothing"]})
+        assert code == 400 and body == {"content_types": ["Invalid content type: dcim.nothing"]}
+
+
+class TestValidation:
+    def test_missing_required_fields(self, api):
+        code, body = post(api, LOCATIONS, {})
+        assert code == 400
+        assert body == {f: ["This field is required."] for f in ("name", "location_type", "status")}
+
+    def test_choices_formats_and_uniqueness(self, api, sample):
+        code, body = post(api, "/api/tenancy/tenants/", {"name": "Acme"})
+        assert code == 400 and body == {"name": ["Tenant with this Name already exists."]}
+        code, body = post(api, "/api/extras/tags/", {"name": "c", "color": "red"})
+        assert code == 400 and list(body) == ["color"]
+        code, body = post(
+            api, LOCATIONS, {"name": "x", "status": "Active", "location_type": "Region", "asn": 0}
+        )
+        assert code == 400 and list(body) == ["asn"]
+        code, body = post(
+            api, LOCATIONS, {"name": "x", "status": "Active", "location_type": "Region", "asn": "many"}
+        )
+        assert code == 400 and list(body) == ["asn"]
+
+    def test_tree_rules(self, api, sample, site):
+        europe, ams = sample[Location][:2]
+        code, body = post(api, LOCATIONS, {"name": "x", "status": "Active", "location_type": "Site"})
+        assert code == 400 and body == {"parent": ["A Location of type Site must have a parent Location."]}
+        code, body = post(
+            api, LOCATIONS, {"name": "x", "status": "Active", "location_type": "Site", "parent": str(ams.pk)}
+        )
+        assert code == 400 and "Region" in body["parent"][0]
+        response = api.client.patch(
+            f"/api/dcim/location-types/{LocationType.objects.get(name='Region').pk}/",
+            orjson.dumps({"parent": "Floor"}),
+            content_type="application/json",
+        )
+        assert response.status_code == 400 and "own ancestor" in orjson.loads(response.content)["parent"][0]
+        # a nestable type may nest under itself
+        code, body = post(
+            api,
+            LOCATIONS,
+            {"name": "West", "status": "Active", "location_type": "Region", "parent": str(europe.pk)},
+        )
+        assert code == 201 and body["parent"]["id"] == str(europe.pk)
+
+    def test_read_only_and_unknown_fields_are_ignored_and_custom_fields_merge(self, api, sample):
+        tenant = sample[Tenant][0]
+        tenant._custom_field_data = {"a": 1, "b": 2}
+        tenant.save()
+        path = f"/api/tenancy/tenants/{tenant.pk}/"
+        body = {"created": "2000-01-01T00:00:00Z", "display": "x", "nope": 1, "custom_fields": {"b": 3}}
+        response = api.client.patch(path, orjson.dumps(body), content_type="application/json")
+        assert response.status_code == 200
+        updated = orjson.loads(response.content)
+        assert updated["created"] != body["created"] and updated["custom_fields"] == {"a": 1, "b": 3}
+
+    def test_client_supplied_id_is_honoured(self, api):
+        pk = "6f1b3c0e-2f7a-4d8e-9a51-0c8e4b2d7f10"
+        code, body = post(api, "/api/tenancy/tenants/", {"id": pk, "name": "With id"})
+        assert code == 201 and body["id"] == pk
+
+
+class TestBodies:
+    def test_malformed_and_wrong_types(self, api):
+        response = api.client.post("/api/tenancy/tenants/", b'{"name": ', content_type="application/json")
+        assert response.status_code == 400 and orjson.loads(response.content)["detail"].startswith(
+            "JSON parse error"
+        )
+        response = api.client.post(
+            "/api/tenancy/tenants/", "name=x", content_type="application/x-www-form-urlencoded"
+        )
+        assert response.status_code == 415
+        assert orjson.loads(response.content) == {
+            "detail": 'Unsupported media type "application/x-www-form-urlencoded" in request.'
+        }
+        code, body = post(api, "/api/tenancy/tenants/", "just a string")
+        assert code == 400 and body == {
+            "non_field_errors": ["Invalid data. Expected a dictionary, but got str."]
+        }
+
+    def test_delete_of_one_object_takes_no_body(self, api, sample):
+        tenant = sample[Tenant][1]
+        response = api.client.delete(
+            f"/api/tenancy/tenants/{tenant.pk}/",
+            orjson.dumps([{"id": str(tenant.pk)}]),
+            content_type="application/json",
+        )
+        assert response.status_code == 400 and Tenant.objects.filter(pk=tenant.pk).exists()
+
+    def test_protected_objects_are_not_deleted(self, api, sample):
+        region, site = LocationType.objects.get(name="Region"), LocationType.objects.get(name="Site")
+        unused = LocationType.objects.create(name="Unused")
+        response = api.client.delete(
+            "/api/dcim/location-types/",
+            orjson.dumps([{"id": str(unused.pk)}, {"id": str(site.pk)}]),
+            content_type="application/json",
+        )
+        assert response.status_code == 409
+        assert "dependent objects were found" in orjson.loads(response.content)["detail"]
+        assert (
+            LocationType.objects.filter(pk=unused.pk).exists()
+            and LocationType.objects.filter(pk=region.pk).exists()
+        )
+        response = api.client.delete(f"/api/tenancy/tenants/{sample[Tenant][0].pk}/")
+        assert response.status_code == 409
+        assert orjson.loads(response.content)["detail"].startswith(
+            "Unable to delete object. 1 dependent objects"
+        )
+
+
+class TestTokens:
+    def basic(self, username, password):
+        return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+    def test_provisioning_with_basic_auth(self, sample, superuser):
+        client = Api(None)
+        response = client.client.post(
+            "/api/users/tokens/",
+            content_type="application/json",
+            HTTP_AUTHORIZATION=self.basic("admin", "admin-password"),
+        )
+        assert response.status_code == 201
+        body = orjson.loads(response.content)
+        assert len(body["key"]) == 40 and body["write_enabled"] is True and body["expires"] is None
+        assert Api(body["key"]).json("/api/dcim/locations/")["count"] == 4
+        response = client.client.post(
+            "/api/users/tokens/",
+            orjson.dumps({"description": "ci", "write_enabled": False}),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=self.basic("admin", "admin-password"),
+        )
+        assert response.status_code == 201 and orjson.loads(response.content)["write_enabled"] is False
+
+    def test_bad_credentials(self, sample):
+        response = Api(None).client.post(
+            "/api/users/tokens/",
+            content_type="application/json",
+            HTTP_AUTHORIZATION=self.basic("admin", "wrong"),
+        )
+        assert response.status_code == 403
+        assert orjson.loads(response.content) == {"detail": "Invalid username/password."}
+        response = Api(None).get(
+            "/api/dcim/locations/", HTTP_AUTHORIZATION=self.basic("admin", "admin-password")
+        )
+        assert response.status_code == 403
+
+    def test_key_may_be_supplied_to_restore_a_token(self, api, superuser):
+        key = "0123456789abcdef0123456789abcdef01234567"
+        code, body = post(api, "/api/users/tokens/", {"key": key, "description": "restored"})
+        assert code == 201 and body["key"] == key
+        assert Api(key).json("/api/users/tokens/")["count"] >= 1
+        code, body = post(api, "/api/users/tokens/", {"key": "not-hex"})
+        assert code == 400 and list(body) == ["key"]
+
+    def test_token_crud_is_limited_to_own_tokens(self, api, sample):
+        other = sample[Token][2]
+        response = api.client.patch(
+            f"/api/users/tokens/{other.pk}/",
+            orjson.dumps({"description": "mine now"}),
+            content_type="application/json",
+        )
+        assert response.status_code == 404
+        assert api.client.delete(f"/api/users/tokens/{other.pk}/").status_code == 404
+        assert Token.objects.get(pk=other.pk).description == "someone else's"
