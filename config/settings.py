@@ -51,6 +51,8 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3") and DATABASES["default"]["
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-development-key-change-me-in-production")
+# Seals API token keys at rest (inventory/users/sealing.py); defaults to one derived from SECRET_KEY.
+TOKEN_SEALING_KEY = os.environ.get("TOKEN_SEALING_KEY", "")
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "*")
 

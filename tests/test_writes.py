@@ -268,3 +268,16 @@ class TestTokens:
         assert response.status_code == 404
         assert api.client.delete(f"/api/users/tokens/{other.pk}/").status_code == 404
         assert Token.objects.get(pk=other.pk).description == "someone else's"
+
+
+def test_token_keys_are_sealed_at_rest(api, sample):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT key FROM users_token")
+        stored = [row[0] for row in cursor.fetchall()]
+    keys = set(Token.objects.values_list("key", flat=True))
+    assert len(stored) == len(keys) >= 3
+    assert all(value.startswith("sealed:") for value in stored) and not keys & set(stored)
+    shown = {t["key"] for t in api.json("/api/users/tokens/")["results"]}
+    assert shown <= keys and all(len(k) == 40 for k in shown)

@@ -6,6 +6,8 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
+from .sealing import SealedKeyField
+
 
 class User(AbstractUser):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -33,8 +35,8 @@ class Token(models.Model):
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="tokens")
     created = models.DateTimeField(auto_now_add=True)
     expires = models.DateTimeField(null=True, blank=True)
-    key = models.CharField(
-        max_length=40,
+    key = SealedKeyField(
+        max_length=128,  # the sealed form; the key itself is 40 hexadecimal characters
         unique=True,
         default=generate_key,
         validators=[RegexValidator(r"^[0-9a-f]{40}$", "Enter 40 lowercase hexadecimal characters.")],
