@@ -27,11 +27,13 @@ from graphql.execution.values import get_argument_values, get_variable_values
 from . import query
 from .mutations import mutation_fields, perform
 from .registry import (
+    COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
     FOREIGN_KEY,
     GENERIC,
-    MANY_TO_MANY,
+    LIST_KINDS,
+    REVERSE,
     Resource,
     resource_by_object_type,
     resource_for,
@@ -52,6 +54,10 @@ def _generic_ref_projection(base, label, pk, keys):
         return None
     full = {"id": pk, "object_type": label, "url": f"{base}{target.route}/{pk}/"}
     return {response_key: full[name] for response_key, name in keys}
+
+
+def _related_order(member: str, order: str) -> str:
+    return f"-{member}__{order[1:]}" if order.startswith("-") else f"{member}__{order}"
 
 
 def _response_key(node: FieldNode) -> str:
@@ -149,6 +155,9 @@ class ObjectPlan:
         spec = next((f for f in resource.fields if f.name == name), None)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
+        if spec.kind == COMPUTED:
+            columns = ", ".join(self.col(c) for c in spec.computed.columns)
+            return f"{self.constant(spec.computed.render)}({columns})"
         if spec.kind == FOREIGN_KEY:
             return self.related_expr(resource_for(spec.target), node, self.col(f"{name}_id"))
         if spec.kind == CONTENT_TYPE:
@@ -162,7 +171,7 @@ class ObjectPlan:
             app, model = self.col(f"{type_field}__app_label"), self.col(f"{type_field}__model")
             label = f"(None if {app} is None else {app} + '.' + {model})"
             return f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})"
-        if spec.kind in (MANY_TO_MANY, CONTENT_TYPES):
+        if spec.kind in LIST_KINDS:
             return f"(P[{self.list_slot(spec, node)!r}].get({pk}) or [])"
         _, converter = scalar_for(spec.model_field)
         column = self.col(name)
@@ -187,20 +196,26 @@ class ObjectPlan:
         return f"P[{slot!r}].get({id_expr})"
 
     def list_slot(self, spec, node: FieldNode) -> str:
-        """A many-to-many field: one query for the page's (owner, member) pairs."""
+        """A list of related objects: one query for the page's (owner, member) pairs."""
         slot = f"list{len(self.lists)}"
-        through = getattr(self.resource.model, spec.name).through
-        source = f"{self.resource.model._meta.model_name}_id"
-        member = next(
-            f.name for f in through._meta.get_fields() if f.many_to_one and f.related_model is spec.target
-        )
-        if spec.kind == CONTENT_TYPES:
-            columns = (source, f"{member}__app_label", f"{member}__model")
-            order = columns[1:]
-            members = MemberPlan(None, None, lambda r, B, P: f"{r[1]}.{r[2]}", {})
-        else:
-            columns, order = (source, f"{member}_id"), (f"{member}__name", f"{member}__pk")
+        if spec.kind == REVERSE:  # objects whose foreign key points here: their own table pairs them
+            through, source = spec.target, spec.model_field.attname
+            columns, order = (source, "id"), tuple(query.default_order(spec.target))
             members = MemberPlan.compile(resource_for(spec.target), node)
+        else:
+            through = getattr(self.resource.model, spec.name).through
+            source = f"{self.resource.model._meta.model_name}_id"
+            member = next(
+                f.name for f in through._meta.get_fields() if f.many_to_one and f.related_model is spec.target
+            )
+            if spec.kind == CONTENT_TYPES:
+                columns = (source, f"{member}__app_label", f"{member}__model")
+                order = columns[1:]
+                members = MemberPlan(None, None, lambda r, B, P: f"{r[1]}.{r[2]}", {})
+            else:
+                columns = (source, f"{member}_id")
+                order = tuple(_related_order(member, o) for o in query.default_order(spec.target))
+                members = MemberPlan.compile(resource_for(spec.target), node)
 
         def load(ids, base):
             pairs = list(

@@ -10,11 +10,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .registry import (
+    COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
     FOREIGN_KEY,
     GENERIC,
     MANY_TO_MANY,
+    REVERSE,
     SCALAR,
     Resource,
     resource_for,
@@ -30,7 +32,7 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
     if top:
         parts += resource.derived
     for spec in resource.fields:
-        if spec.kind in (SCALAR, CONTENT_TYPE):
+        if spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
             parts.append(spec.name)
         elif spec.kind == GENERIC:
             parts.append(f"{spec.name} {{ {REFERENCE} }}")
@@ -41,7 +43,7 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
         elif top and spec.name in many:
             if spec.kind == CONTENT_TYPES:
                 parts.append(spec.name)
-            elif spec.kind == MANY_TO_MANY and resource_for(spec.target) is not None:
+            elif spec.kind in (MANY_TO_MANY, REVERSE) and resource_for(spec.target) is not None:
                 parts.append(f"{spec.name} {{ {_related(resource_for(spec.target), depth)} }}")
     parts += resource.timestamps
     if resource.has_notes:
@@ -59,7 +61,7 @@ def many_to_many_fields(resource: Resource) -> tuple[str, ...]:
     return tuple(
         f.name
         for f in resource.fields
-        if f.kind == CONTENT_TYPES or f.kind == MANY_TO_MANY and resource_for(f.target) is not None
+        if f.kind == CONTENT_TYPES or f.kind in (MANY_TO_MANY, REVERSE) and resource_for(f.target) is not None
     )
 
 

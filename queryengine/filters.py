@@ -129,10 +129,16 @@ class Filter:
     lookup: str
     negate: bool = False
     parse: object = None  # str -> value; raises ValueError with the user-facing message
-    kind: str = "value"  # value | related | tags | search | content_type
+    kind: str = "value"  # value | related | tags | search | custom
+    build: object = None  # custom filters: parsed values -> Q
 
     def q(self, resource: Resource, values: list[str]) -> Q:
         parsed = [self._parse(v) for v in values]
+        if self.kind == "custom":
+            match = self.build(parsed)
+            return ~match if self.negate else match
+        if self.kind == "search" and resource.search_q is not None:
+            return reduce(lambda a, b: a & b, (resource.search_q(v) for v in parsed))
         if self.kind == "search":
             fields = resource.search
             return reduce(
@@ -218,7 +224,9 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 found[f"{name}__n"] = Filter(f"{name}__n", "tags", "exact", True, None, "tags")
     for name in resource.timestamps:
         add(name, name, NUMERIC_LOOKUPS, parse_datetime_value)
-    if resource.search:
+    for name, custom in resource.filters.items():
+        found[name] = Filter(name, "", "custom", False, custom.parse, "custom", custom.build)
+    if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
     return found
 

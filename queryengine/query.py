@@ -30,8 +30,14 @@ def sortable_fields(resource: Resource) -> tuple[str, ...]:
         "id",
         *(f.name for f in resource.fields if f.kind in (SCALAR, FOREIGN_KEY)),
         *resource.timestamps,
+        *(name for name, c in resource.computed.items() if c.order_by),
     ]
     return tuple(sorted(set(names) - {"_custom_field_data"}))
+
+
+def default_order(model) -> list[str]:
+    """A model's own ordering with the primary key as the unique tie-breaker."""
+    return [*model._meta.ordering, "pk"]
 
 
 def can_view(resource: Resource, user) -> bool:
@@ -72,7 +78,11 @@ def ordering(resource: Resource, order_by: list[str] | None) -> list[str]:
             raise FilterError(
                 {"sort": [f'Unknown sort field "{bad[0]}". Allowed fields: {", ".join(allowed)}']}
             )
-        fields = list(order_by)
+        fields = []
+        for name in order_by:
+            computed = resource.computed.get(name.lstrip("-"))
+            sign = "-" if name.startswith("-") else ""
+            fields += [sign + column for column in computed.order_by] if computed else [name]
     else:
         fields = list(resource.model._meta.ordering)
     if not any(f.lstrip("-") in {"id", "pk"} for f in fields):

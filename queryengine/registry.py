@@ -20,14 +20,18 @@ from django.db import models
 from inventory.base import TreeModel
 
 # Field kinds a resource exposes; the GraphQL schema, compiler and filters switch on these.
-SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC = (
+SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC, COMPUTED, REVERSE = (
     "scalar",
     "fk",
     "m2m",
     "content_type",
     "content_types",
     "generic",
+    "computed",
+    "reverse",
 )
+# Kinds shown as lists of related objects (left out at depth > 0 and, from 3.0, by default).
+LIST_KINDS = (MANY_TO_MANY, CONTENT_TYPES, REVERSE)
 
 
 @dataclass(frozen=True)
@@ -39,12 +43,34 @@ class Display:
 
 
 @dataclass(frozen=True)
+class Computed:
+    """A value shown (and optionally written) through other columns, e.g. a CIDR string
+    stored as version, network bytes and prefix length. `render(*columns)` builds it."""
+
+    columns: tuple[str, ...]
+    render: Callable
+    output: str = "string"  # string | integer | object
+    write: Callable | None = None  # (instance, value) -> None; raises ValueError
+    required: bool = False
+    order_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CustomFilter:
+    """A filter that is not a plain field lookup: `build(parsed values) -> Q` (values are ORed)."""
+
+    build: Callable
+    parse: Callable | None = None
+
+
+@dataclass(frozen=True)
 class FieldSpec:
     name: str
     kind: str
     model_field: models.Field | None = None
     target: type[models.Model] | None = None  # related model of fk and m2m fields
     columns: tuple[str, ...] = ()  # the ORM paths a generic relation reads
+    computed: Computed | None = None
 
     @property
     def nullable(self) -> bool:
@@ -66,7 +92,13 @@ class Resource:
     natural_key: str | None = "name"  # a unique field that identifies an object by value
     read_only: tuple[str, ...] = ()  # shown but never written by clients
     owner_field: str | None = None  # set to the requesting user on create
-    view_permission: bool = True  # False: any signed-in user may read (their scope still applies)
+    view_permission: bool = True
+    computed: dict[str, Computed] = field(default_factory=dict)  # shown before the model fields
+    reverse: dict[str, str] = field(default_factory=dict)  # name -> "<Model>.<fk>" pointing here
+    filters: dict[str, CustomFilter] = field(default_factory=dict)
+    search_q: Callable | None = (
+        None  # str -> Q, replacing the `search` fields' icontains  # False: any signed-in user may read (their scope still applies)
+    )
 
     @property
     def app_label(self) -> str:
@@ -107,7 +139,7 @@ class Resource:
     @cached_property
     def fields(self) -> list[FieldSpec]:
         """Every exposed model field, in declaration order, with its kind."""
-        specs = []
+        specs = [FieldSpec(name, COMPUTED, computed=c) for name, c in self.computed.items()]
         for f in self.model._meta.get_fields():
             if f.auto_created and not f.concrete or f.name in self.hidden or f.name.startswith("_"):
                 continue
@@ -123,6 +155,10 @@ class Resource:
                 specs.append(FieldSpec(f.name, SCALAR, f))
         for name, (type_field, id_field) in self.generic.items():
             specs.append(FieldSpec(name, GENERIC, columns=(type_field, id_field)))
+        for name, source in self.reverse.items():
+            model_name, fk = source.split(".")
+            target = apps.get_model(self.app_label, model_name)
+            specs.append(FieldSpec(name, REVERSE, target._meta.get_field(fk), target, columns=(fk,)))
         return specs
 
     @cached_property

@@ -17,11 +17,13 @@ from graphene_django import DjangoObjectType
 
 from . import query
 from .registry import (
+    COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
     FOREIGN_KEY,
     GENERIC,
     MANY_TO_MANY,
+    REVERSE,
     Resource,
     resource_by_object_type,
     resource_for,
@@ -47,16 +49,16 @@ def content_type_label(ct: ContentType | None) -> str | None:
     return None if ct is None else f"{ct.app_label}.{ct.model}"
 
 
+def value_at(obj, path: str):
+    for part in path.split("__"):
+        obj = getattr(obj, part)
+    return obj
+
+
 def display_value(resource: Resource, obj) -> str:
     if resource.is_tree:
         return query.TREE_ARROW.join(node.name for node in [*obj.ancestors(), obj])
-    values = []
-    for path in resource.display.columns:
-        value = obj
-        for part in path.split("__"):
-            value = getattr(value, part)
-        values.append(value)
-    return resource.display.render(*values)
+    return resource.display.render(*(value_at(obj, path) for path in resource.display.columns))
 
 
 class ObjectRef(graphene.ObjectType):
@@ -101,7 +103,9 @@ def _field_attrs(resource: Resource) -> dict:
             if resource_for(spec.target) is not None:
                 attrs[name] = graphene.List(
                     _type_of(spec.target),
-                    resolver=lambda root, info, _n=name: list(getattr(root, _n).order_by("name", "pk")),
+                    resolver=lambda root, info, _n=name, _t=spec.target: list(
+                        getattr(root, _n).order_by(*query.default_order(_t))
+                    ),
                 )
         elif spec.kind == CONTENT_TYPES:
             attrs[name] = graphene.List(
@@ -109,6 +113,20 @@ def _field_attrs(resource: Resource) -> dict:
                 resolver=lambda root, info, _n=name: [
                     content_type_label(ct) for ct in getattr(root, _n).order_by("app_label", "model")
                 ],
+            )
+        elif spec.kind == COMPUTED:
+            output = {"string": graphene.String, "integer": graphene.Int, "object": GenericScalar}
+            attrs[name] = output[spec.computed.output](
+                resolver=lambda root, info, _c=spec.computed: _c.render(
+                    *(value_at(root, c) for c in _c.columns)
+                )
+            )
+        elif spec.kind == REVERSE:
+            attrs[name] = graphene.List(
+                _type_of(spec.target),
+                resolver=lambda root, info, _t=spec.target, _fk=spec.columns[0]: list(
+                    _t._default_manager.filter(**{_fk: root.pk}).order_by(*query.default_order(_t))
+                ),
             )
         elif spec.kind == CONTENT_TYPE:
             attrs[name] = graphene.String(

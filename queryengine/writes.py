@@ -15,11 +15,13 @@ from inventory.extras.models import ContentTypeScoped
 
 from .errors import Conflict, NotFound, ValidationFailed
 from .registry import (
+    COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
     FOREIGN_KEY,
     GENERIC,
     MANY_TO_MANY,
+    REVERSE,
     SCALAR,
     Resource,
     resource_for,
@@ -34,7 +36,7 @@ class WritableField:
 
     name: str
     kind: str
-    model_field: models.Field
+    model_field: models.Field | None  # None for computed fields
     required: bool
     target: type[models.Model] | None = None
 
@@ -43,7 +45,15 @@ def writable_fields(resource: Resource) -> list[WritableField]:
     found = []
     for spec in resource.fields:
         f = spec.model_field
-        if spec.kind == GENERIC or f is None or not f.editable or spec.name in resource.read_only:
+        if spec.kind == COMPUTED and spec.computed.write is not None and spec.name not in resource.read_only:
+            found.append(WritableField(spec.name, COMPUTED, None, spec.computed.required))
+            continue
+        if (
+            spec.kind in (GENERIC, COMPUTED, REVERSE)
+            or f is None
+            or not f.editable
+            or spec.name in resource.read_only
+        ):
             continue
         if spec.kind in (FOREIGN_KEY, MANY_TO_MANY) and resource_for(spec.target) is None:
             continue
@@ -139,7 +149,11 @@ class Writer:
                 continue
             value = data[field.name]
             try:
-                if value is None and field.kind not in (MANY_TO_MANY, CONTENT_TYPES):
+                if field.kind == COMPUTED:
+                    next(s for s in self.resource.fields if s.name == field.name).computed.write(
+                        instance, value
+                    )
+                elif value is None and field.kind not in (MANY_TO_MANY, CONTENT_TYPES):
                     if not field.model_field.null:
                         raise ValueError("This field may not be null.")
                     setattr(instance, field.name, None)

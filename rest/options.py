@@ -8,7 +8,16 @@ from django.db import models
 
 from queryengine.errors import PermissionDenied
 from queryengine.mutations import require_write
-from queryengine.registry import CONTENT_TYPES, FOREIGN_KEY, GENERIC, MANY_TO_MANY, SCALAR, Resource
+from queryengine.registry import (
+    COMPUTED,
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    GENERIC,
+    MANY_TO_MANY,
+    REVERSE,
+    SCALAR,
+    Resource,
+)
 from queryengine.writes import writable_fields
 
 RENDERS = ["application/json", "text/html"]
@@ -82,7 +91,15 @@ def describe_fields(resource: Resource) -> dict:
     for name in resource.derived:
         fields[name] = _read_only(name, "integer" if name in resource.counts else "field")
     for spec in resource.fields:
-        if spec.kind == GENERIC:
+        if spec.kind == COMPUTED:
+            entry = writable.get(spec.name)
+            fields[spec.name] = {
+                "type": "string" if spec.computed.output == "string" else "field",
+                "required": bool(entry and entry.required),
+                "read_only": entry is None,
+                "label": _label(spec.name.replace("_", " ")),
+            }
+        elif spec.kind in (GENERIC, REVERSE):
             fields[spec.name] = _read_only(spec.name)
         elif spec.kind in (SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPES) or spec.model_field is not None:
             entry = writable.get(spec.name)
