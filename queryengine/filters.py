@@ -281,9 +281,10 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
             if f.kind == "related":
                 target = resource.model._meta.get_field(f.path).related_model
                 target_resource = resource_for(target)
-                natural_key = target_resource.natural_key if target_resource else None
-                if target_resource is not None and target_resource.is_tree:
-                    natural_key = "name"
+                # Filters may name objects by a non-unique name too: every match counts (OR).
+                natural_key = (target_resource.natural_key if target_resource else None) or (
+                    "name" if any(f.name == "name" for f in target._meta.fields) else None
+                )
                 if f.lookup == "isnull":
                     queryset = queryset.filter(f.q(resource, values))
                     continue

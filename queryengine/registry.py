@@ -9,6 +9,7 @@ so adding a model is a model class plus one `register(Resource(...))` line.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -122,7 +123,8 @@ class Resource:
 
     @property
     def single_field(self) -> str:
-        return str(self.model._meta.verbose_name).replace(" ", "_")
+        # LocationType -> location_type, IPAddress -> ip_address, VLANGroup -> vlan_group
+        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", self.model.__name__).lower()
 
     @property
     def type_name(self) -> str:

@@ -10,6 +10,16 @@ from django.utils import timezone
 
 from inventory.dcim.models import Location, LocationType
 from inventory.extras.models import Note, Role, Status, Tag
+from inventory.ipam.models import (
+    VLAN,
+    VRF,
+    IPAddress,
+    Prefix,
+    PrefixLocationAssignment,
+    VLANGroup,
+    VLANLocationAssignment,
+    VRFPrefixAssignment,
+)
 from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Token, User, generate_key
 
@@ -121,7 +131,9 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
             note="Power upgrade planned",
         ),
     ]
+    ipam = build_ipam(s, tenants, ams, active, statuses, location_ct)
     return {
+        **ipam,
         Tag: tags,
         Role: roles,
         Status: statuses,
@@ -132,4 +144,81 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         User: [owner, other],
         Token: tokens,
         Note: notes,
+    }
+
+
+def build_ipam(s: str, tenants, site, active, statuses, location_ct) -> dict[type, list]:
+    prefix_ct = ContentType.objects.get_for_model(Prefix)
+    ip_ct = ContentType.objects.get_for_model(IPAddress)
+    vlan_ct = ContentType.objects.get_for_model(VLAN)
+    for status in (active, statuses[0]):
+        status.content_types.add(prefix_ct, ip_ct, vlan_ct)
+    reserved = Status.objects.get(name="Reserved")
+    loopback = Role.objects.get(name="Loopback")
+    vrfs = [
+        VRF.objects.create(name="blue" + s, rd=f"65000:1{s}", tenant=tenants[0], description="customer blue"),
+        VRF.objects.create(name="red" + s, rd=None, description=""),
+    ]
+    groups = [
+        VLANGroup.objects.create(name="campus" + s, location=site),
+        VLANGroup.objects.create(name="dc" + s),
+    ]
+    vlans = [
+        VLAN.objects.create(vid=10, name="users", vlan_group=groups[0], status=active, tenant=tenants[0]),
+        VLAN.objects.create(vid=20, name="voice", vlan_group=groups[0], status=reserved, location=site),
+        VLAN.objects.create(vid=4094, name="mgmt", status=active, description="management"),
+    ]
+
+    def prefix(cidr, **fields):
+        p = Prefix(status=fields.pop("status", active), **fields)
+        p.set_prefix(cidr)
+        p.save()
+        return p
+
+    prefixes = [
+        prefix("10.0.0.0/8", type="container", description="rfc1918"),
+        prefix("10.1.0.0/16", vrf=vrfs[0], tenant=tenants[0], location=site),
+        prefix("10.1.1.0/24", vrf=vrfs[0], vlan=vlans[0], type="pool"),
+        prefix("192.0.2.0/31", status=reserved),
+        prefix("2001:db8::/32", description="documentation"),
+        prefix("2001:db8:1::/64", vrf=vrfs[1]),
+        prefix("0.0.0.0/0", type="container"),
+    ]
+
+    def address(cidr, **fields):
+        ip = IPAddress(status=fields.pop("status", active), **fields)
+        ip.set_address(cidr)
+        ip.save()
+        return ip
+
+    inside = address("10.1.1.1/24", vrf=vrfs[0], dns_name="gw.example.com", tenant=tenants[0])
+    addresses = [
+        inside,
+        address("10.1.1.2/24", vrf=vrfs[0], nat_inside=inside, description="outside"),
+        address("192.0.2.1/32", role=loopback, status=reserved),
+        address("2001:db8::1/64", dns_name="v6.example.com"),
+        address("::ffff:10.1.1.1/128", description="mapped"),
+    ]
+    alpha = Tag.objects.get(name="alpha" + s)
+    alpha.content_types.add(prefix_ct, ip_ct)
+    prefixes[3].tags.set([alpha])
+    addresses[0].tags.set([alpha])
+    return {
+        VRF: vrfs,
+        VLANGroup: groups,
+        VLAN: vlans,
+        Prefix: prefixes,
+        IPAddress: addresses,
+        VRFPrefixAssignment: [
+            VRFPrefixAssignment.objects.create(vrf=vrfs[1], prefix=prefixes[1]),
+            VRFPrefixAssignment.objects.create(vrf=vrfs[0], prefix=prefixes[4]),
+        ],
+        PrefixLocationAssignment: [
+            PrefixLocationAssignment.objects.create(prefix=prefixes[1], location=site),
+            PrefixLocationAssignment.objects.create(prefix=prefixes[2], location=site),
+        ],
+        VLANLocationAssignment: [
+            VLANLocationAssignment.objects.create(vlan=vlans[0], location=site),
+            VLANLocationAssignment.objects.create(vlan=vlans[2], location=site),
+        ],
     }

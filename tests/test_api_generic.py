@@ -10,6 +10,7 @@ from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
+from inventory.ipam.models import VRF, Prefix
 from inventory.users.models import Token, User
 from queryengine import engine
 from queryengine.documents import detail_document, list_document, many_to_many_fields
@@ -19,6 +20,7 @@ from queryengine.registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, resou
 from queryengine.schema import RequestContext
 from rest import versioning
 
+from . import network_oracle
 from .builders import build_sample
 from .conftest import Api
 
@@ -225,6 +227,17 @@ def label(ct) -> str:
 
 def sample_values(flt: Filter, resource, objects) -> list:
     """Values worth filtering by: taken from the sample so filters select some rows, not all."""
+    if flt.kind == "custom":
+        if flt.name == "present_in_vrf":
+            return [VRF.objects.order_by("name").first().name]
+        if flt.name.endswith("family"):
+            return ["4", "6"]
+        values = network_oracle.sample_networks(objects)
+        if flt.name == "parent":
+            values.append(str(Prefix.objects.get(description="rfc1918").pk))
+        return values + [values[:2]]
+    if flt.kind == "search" and resource.search_q is not None:
+        return ["example", "10.1.0.0/16", "2001:db8::1"]
     if flt.kind == "search":
         return [objects[0].__dict__[resource.search[0]][1:4] or "x"]
     if flt.kind == "tags":
@@ -264,6 +277,17 @@ def sample_values(flt: Filter, resource, objects) -> list:
 
 def matches(flt: Filter, resource, obj, raw) -> bool:
     values = raw if isinstance(raw, list) else [raw]
+    if flt.kind == "custom":
+        if flt.name == "present_in_vrf":
+            vrfs = set(VRF.objects.filter(name__in=values).values_list("pk", flat=True))
+            assigned = (
+                set(obj.assigned_vrfs.values_list("pk", flat=True)) if isinstance(obj, Prefix) else set()
+            )
+            return obj.vrf_id in vrfs or bool(assigned & vrfs)
+        values = [Prefix.objects.get(pk=v).cidr if re.fullmatch(r"[0-9a-f-]{36}", v) else v for v in values]
+        return any(network_oracle.matches(flt.name, obj, v) for v in values)
+    if flt.kind == "search" and resource.search_q is not None:
+        return all(network_oracle.search_matches(obj, v) for v in values)
     if flt.kind == "search":
         return any(v.lower() in str(getattr(obj, f) or "").lower() for v in values for f in resource.search)
     if flt.kind == "tags":

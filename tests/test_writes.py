@@ -209,8 +209,10 @@ class TestBodies:
         )
         response = api.client.delete(f"/api/tenancy/tenants/{sample[Tenant][0].pk}/")
         assert response.status_code == 409
-        assert orjson.loads(response.content)["detail"].startswith(
-            "Unable to delete object. 1 dependent objects"
+        detail = orjson.loads(response.content)["detail"]
+        assert (
+            detail.startswith("Unable to delete object. 5 dependent objects were found: ")
+            and "AMS1" in detail
         )
 
 

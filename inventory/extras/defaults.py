@@ -75,6 +75,10 @@ STATUSES = [
 ]
 
 
+# IP address roles (spec §2.8), as roles limited to IP addresses.
+IP_ROLES = ["Loopback", "Secondary", "Anycast", "VIP", "VRRP", "HSRP", "GLBP", "CARP"]
+
+
 def installed_content_types(labels):
     found = []
     for label in labels:
@@ -90,10 +94,13 @@ def installed_content_types(labels):
 def populate_defaults(app_config=None, **kwargs):
     if app_config is None or app_config.label != "extras":
         return
-    from .models import Status
+    from .models import Role, Status
 
     for name, color, description, labels in STATUSES:
         status, _ = Status.objects.get_or_create(
             name=name, defaults={"color": color, "description": description}
         )
         status.content_types.add(*installed_content_types(labels))
+    for name in IP_ROLES:
+        role, _ = Role.objects.get_or_create(name=name)
+        role.content_types.add(*installed_content_types(["ipam.ipaddress"]))

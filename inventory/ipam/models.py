@@ -1,1 +1,196 @@
-# Models of this application arrive with their issues.
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
+
+from . import networks
+
+
+class VRF(PrimaryModel):
+    name = models.CharField(max_length=100, db_index=True)
+    rd = models.CharField("route distinguisher", max_length=21, unique=True, null=True, blank=True)
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="vrfs"
+    )
+    description = models.CharField(max_length=200, blank=True)
+    prefixes = models.ManyToManyField(
+        "ipam.Prefix", through="ipam.VRFPrefixAssignment", related_name="assigned_vrfs", blank=True
+    )
+
+    class Meta:
+        ordering = ["name", "rd"]
+        verbose_name = "VRF"
+        verbose_name_plural = "VRFs"
+
+
+class VLANGroup(OrganizationalModel):
+    name = models.CharField(max_length=100, unique=True)
+    location = models.ForeignKey(
+        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="vlan_groups"
+    )
+    description = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "VLAN group"
+
+
+class VLAN(PrimaryModel):
+    vid = models.PositiveSmallIntegerField(
+        "VLAN ID", validators=[MinValueValidator(1), MaxValueValidator(4094)]
+    )
+    name = models.CharField(max_length=64)
+    vlan_group = models.ForeignKey(
+        VLANGroup, on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
+    )
+    location = models.ForeignKey(
+        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
+    )
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
+    )
+    status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
+    role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    description = models.CharField(max_length=200, blank=True)
+    locations = models.ManyToManyField(
+        "dcim.Location", through="ipam.VLANLocationAssignment", related_name="assigned_vlans", blank=True
+    )
+
+    class Meta:
+        ordering = ["vid", "name"]
+        verbose_name = "VLAN"
+        constraints = [models.UniqueConstraint(fields=["vlan_group", "vid"], name="ipam_vlan_group_vid")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.vid})"
+
+
+class NetworkModel(PrimaryModel):
+    """Columns shared by prefixes and addresses: the network a row covers, as fixed-width bytes."""
+
+    ip_version = models.PositiveSmallIntegerField("IP version", editable=False)
+    network_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
+    broadcast_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
+
+    class Meta:
+        abstract = True
+
+
+class Prefix(NetworkModel):
+    TYPES = [("container", "Container"), ("network", "Network"), ("pool", "Pool")]
+
+    prefix_length = models.PositiveSmallIntegerField(editable=False)
+    type = models.CharField(max_length=50, choices=TYPES, default="network")
+    status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
+    role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    vrf = models.ForeignKey(VRF, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes"
+    )
+    vlan = models.ForeignKey(VLAN, on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes")
+    location = models.ForeignKey(
+        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes"
+    )
+    description = models.CharField(max_length=200, blank=True)
+    locations = models.ManyToManyField(
+        "dcim.Location", through="ipam.PrefixLocationAssignment", related_name="assigned_prefixes", blank=True
+    )
+
+    class Meta:
+        ordering = ["ip_version", "network_address", "prefix_length"]
+        verbose_name_plural = "prefixes"
+        indexes = [models.Index(fields=["ip_version", "network_address", "broadcast_address"])]
+
+    def __str__(self) -> str:
+        return self.cidr
+
+    @property
+    def cidr(self) -> str:
+        return networks.cidr_text(self.ip_version, self.network_address, self.prefix_length)
+
+    def set_prefix(self, value) -> None:
+        net = networks.parse_network(
+            value, "IP address"
+        ).cidr  # host bits are dropped: 10.0.0.7/24 -> 10.0.0.0/24
+        self.ip_version, self.prefix_length = net.version, net.prefixlen
+        self.network_address = networks.to_bytes(net.first)
+        self.broadcast_address = networks.to_bytes(net.last)
+
+
+class IPAddress(NetworkModel):
+    host_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
+    mask_length = models.PositiveSmallIntegerField(editable=False)
+    dns_name = models.CharField("DNS name", max_length=255, blank=True)
+    description = models.CharField(max_length=200, blank=True)
+    role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
+    vrf = models.ForeignKey(VRF, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="ip_addresses"
+    )
+    nat_inside = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="nat_outside",
+        verbose_name="NAT (inside)",
+    )
+
+    class Meta:
+        ordering = ["ip_version", "host_address", "mask_length"]
+        verbose_name = "IP address"
+        verbose_name_plural = "IP addresses"
+        indexes = [
+            models.Index(fields=["ip_version", "host_address"]),
+            models.Index(fields=["ip_version", "network_address", "broadcast_address"]),
+        ]
+
+    def __str__(self) -> str:
+        return networks.cidr_text(self.ip_version, self.host_address, self.mask_length)
+
+    def set_address(self, value) -> None:
+        net = networks.parse_network(value, "IP address")
+        self.ip_version, self.mask_length = net.version, net.prefixlen
+        self.host_address = networks.to_bytes(int(net.ip))
+        self.network_address = networks.to_bytes(net.first)
+        self.broadcast_address = networks.to_bytes(net.last)
+
+    def clean(self):
+        super().clean()
+        if self.nat_inside_id is not None and self.nat_inside_id == self.pk:
+            from django.core.exceptions import ValidationError
+
+            raise ValidationError({"nat_inside": ["An IP address cannot be its own NAT inside address."]})
+
+
+class VRFPrefixAssignment(BaseModel):
+    vrf = models.ForeignKey(VRF, on_delete=models.CASCADE, related_name="prefix_assignments")
+    prefix = models.ForeignKey(Prefix, on_delete=models.CASCADE, related_name="vrf_assignments")
+
+    class Meta:
+        ordering = ["vrf", "prefix"]
+        verbose_name = "VRF-prefix assignment"
+        constraints = [models.UniqueConstraint(fields=["vrf", "prefix"], name="ipam_vrf_prefix_once")]
+
+
+class PrefixLocationAssignment(BaseModel):
+    prefix = models.ForeignKey(Prefix, on_delete=models.CASCADE, related_name="location_assignments")
+    location = models.ForeignKey("dcim.Location", on_delete=models.CASCADE, related_name="prefix_assignments")
+
+    class Meta:
+        ordering = ["prefix", "location"]
+        verbose_name = "prefix-location assignment"
+        constraints = [
+            models.UniqueConstraint(fields=["prefix", "location"], name="ipam_prefix_location_once")
+        ]
+
+
+class VLANLocationAssignment(BaseModel):
+    vlan = models.ForeignKey(VLAN, on_delete=models.CASCADE, related_name="location_assignments")
+    location = models.ForeignKey("dcim.Location", on_delete=models.CASCADE, related_name="vlan_assignments")
+
+    class Meta:
+        ordering = ["vlan", "location"]
+        verbose_name = "VLAN-location assignment"
+        constraints = [models.UniqueConstraint(fields=["vlan", "location"], name="ipam_vlan_location_once")]

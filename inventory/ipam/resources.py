@@ -1,0 +1,220 @@
+import uuid
+
+from django.db.models import Q
+
+from queryengine.registry import Computed, CustomFilter, Display, Resource, register
+
+from . import networks
+from .models import (
+    VLAN,
+    VRF,
+    IPAddress,
+    Prefix,
+    PrefixLocationAssignment,
+    VLANGroup,
+    VLANLocationAssignment,
+    VRFPrefixAssignment,
+)
+
+BYTES = ("network_address", "broadcast_address", "host_address")
+FAMILY = Computed(("ip_version",), networks.family, output="object", order_by=("ip_version",))
+
+
+def write_with(setter: str):
+    def write(instance, value):
+        getattr(instance, setter)(value)
+
+    return write
+
+
+def lookups(field: str, length: str, host: bool) -> dict[str, CustomFilter]:
+    """`<field>__net_*` and `<field>__family` (spec §4.5), over the stored byte columns."""
+    found = {}
+    for suffix, build in networks.network_lookups(length, host).items():
+        parse = networks.parse_family if suffix == "family" else networks.parse_network
+        found[f"{field}__{suffix}"] = CustomFilter(build, parse)
+    return found
+
+
+def related_ids_or_networks(model):
+    """Prefixes named by UUID or CIDR, for filters such as `parent`."""
+
+    def parse(value: str):
+        try:
+            return networks.parse_network(model.objects.get(pk=uuid.UUID(value)).cidr)
+        except ValueError:
+            return networks.parse_network(value)
+        except model.DoesNotExist:
+            raise ValueError(f"Select a valid choice. {value} is not one of the available choices.") from None
+
+    return parse
+
+
+def each(build):
+    """A filter over parsed networks: a row matches if it matches any of them."""
+    return lambda nets: networks.any_of(build(n) for n in nets)
+
+
+def address_equals(net) -> Q:
+    """`address=10.0.0.1` matches that host with any mask; `address=10.0.0.1/24` only that mask."""
+    host = Q(ip_version=net.version, host_address=networks.to_bytes(int(net.ip)))
+    return host & Q(mask_length=net.prefixlen) if net.explicit_mask else host
+
+
+def prefix_search(text: str) -> Q:
+    query = Q(description__icontains=text)
+    try:
+        return query | networks.containing(networks.parse_network(text), "prefix_length", strict=False)
+    except ValueError:
+        return query
+
+
+def address_search(text: str) -> Q:
+    query = Q(dns_name__icontains=text) | Q(description__icontains=text)
+    try:
+        return query | networks.host_within(networks.parse_network(text))
+    except ValueError:
+        return query
+
+
+def present_in_vrf(field_for_assignment: str | None):
+    def build(vrf_ids) -> Q:
+        query = Q(vrf__in=vrf_ids)
+        if field_for_assignment:
+            query |= Q(**{f"{field_for_assignment}__in": vrf_ids})
+        return query
+
+    return build
+
+
+def parse_vrf(value: str):
+    try:
+        return VRF.objects.get(pk=uuid.UUID(value)).pk
+    except ValueError:
+        found = list(VRF.objects.filter(Q(name=value) | Q(rd=value)).values_list("pk", flat=True)[:1])
+        if found:
+            return found[0]
+    except VRF.DoesNotExist:
+        pass
+    raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+
+
+register(Resource(VRF, "ipam/vrfs", read_only=("prefixes",), search=("name", "rd", "description")))
+register(Resource(VLANGroup, "ipam/vlan-groups", counts={"vlan_count": "ipam.VLAN.vlan_group"}))
+register(
+    Resource(
+        VLAN,
+        "ipam/vlans",
+        display=Display(("name", "vid"), lambda name, vid: f"{name} ({vid})"),
+        read_only=("locations",),
+        counts={"prefix_count": "ipam.Prefix.vlan"},
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        Prefix,
+        "ipam/prefixes",
+        display=Display(("ip_version", "network_address", "prefix_length"), networks.cidr_text),
+        hidden=BYTES,
+        read_only=("locations",),
+        natural_key=None,
+        computed={
+            "prefix": Computed(
+                ("ip_version", "network_address", "prefix_length"),
+                networks.cidr_text,
+                write=write_with("set_prefix"),
+                required=True,
+                order_by=("ip_version", "network_address", "prefix_length"),
+            ),
+            "network": Computed(("ip_version", "network_address"), networks.address_text),
+            "broadcast": Computed(("ip_version", "broadcast_address"), networks.address_text),
+            "family": FAMILY,
+        },
+        filters={
+            "prefix": CustomFilter(
+                each(lambda n: networks.equal(n, "prefix_length")), networks.parse_network
+            ),
+            **lookups("prefix", "prefix_length", host=False),
+            "family": CustomFilter(lambda versions: Q(ip_version__in=versions), networks.parse_family),
+            "within": CustomFilter(
+                each(lambda n: networks.contained(n, "prefix_length", strict=True)), networks.parse_network
+            ),
+            "within_include": CustomFilter(
+                each(lambda n: networks.contained(n, "prefix_length", strict=False)), networks.parse_network
+            ),
+            "contains": CustomFilter(
+                each(lambda n: networks.containing(n, "prefix_length", strict=False)), networks.parse_network
+            ),
+            "parent": CustomFilter(
+                each(lambda n: networks.contained(n, "prefix_length", strict=True)),
+                related_ids_or_networks(Prefix),
+            ),
+            "present_in_vrf": CustomFilter(present_in_vrf("assigned_vrfs"), parse_vrf),
+        },
+        search_q=prefix_search,
+    )
+)
+register(
+    Resource(
+        IPAddress,
+        "ipam/ip-addresses",
+        display=Display(("ip_version", "host_address", "mask_length"), networks.cidr_text),
+        hidden=("network_address", "broadcast_address", "host_address"),
+        reverse={"nat_outside_list": "IPAddress.nat_inside"},
+        natural_key=None,
+        computed={
+            "address": Computed(
+                ("ip_version", "host_address", "mask_length"),
+                networks.cidr_text,
+                write=write_with("set_address"),
+                required=True,
+                order_by=("ip_version", "host_address", "mask_length"),
+            ),
+            "host": Computed(("ip_version", "host_address"), networks.address_text),
+            "family": FAMILY,
+        },
+        filters={
+            "address": CustomFilter(each(address_equals), networks.parse_masked),
+            **lookups("address", "mask_length", host=True),
+            "family": CustomFilter(lambda versions: Q(ip_version__in=versions), networks.parse_family),
+            "prefix": CustomFilter(each(networks.host_within), networks.parse_network),
+            "parent": CustomFilter(each(networks.host_within), related_ids_or_networks(Prefix)),
+            "present_in_vrf": CustomFilter(present_in_vrf(None), parse_vrf),
+        },
+        search_q=address_search,
+    )
+)
+register(
+    Resource(
+        VRFPrefixAssignment,
+        "ipam/vrf-prefix-assignments",
+        display=Display(
+            ("vrf__name", "prefix__ip_version", "prefix__network_address", "prefix__prefix_length"),
+            lambda vrf, *prefix: f"{vrf}: {networks.cidr_text(*prefix)}",
+        ),
+        search=(),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        PrefixLocationAssignment,
+        "ipam/prefix-location-assignments",
+        display=Display(
+            ("prefix__ip_version", "prefix__network_address", "prefix__prefix_length", "location__name"),
+            lambda *parts: f"{networks.cidr_text(*parts[:3])}: {parts[3]}",
+        ),
+        search=(),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        VLANLocationAssignment,
+        "ipam/vlan-location-assignments",
+        display=Display(("vlan__name", "location__name"), lambda vlan, location: f"{vlan}: {location}"),
+        search=(),
+        natural_key=None,
+    )
+)
