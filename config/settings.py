@@ -104,6 +104,7 @@ TEMPLATES = [
     }
 ]
 
+STATIC_URL = "static/"
 USE_TZ = True
 TIME_ZONE = "UTC"
 LANGUAGE_CODE = "en-us"

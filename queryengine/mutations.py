@@ -7,7 +7,7 @@ import graphene
 from graphene.types.generic import GenericScalar
 
 from .errors import PermissionDenied, ValidationFailed
-from .registry import Resource, resources
+from .registry import MUTATION_EXTENSIONS, Resource, resources
 from .scalars import UUID
 from .writes import Writer
 
@@ -67,4 +67,6 @@ def build_mutation() -> type:
             args=arguments,
             resolver=lambda root, info, _k=kind, _r=resource, **args: perform(_k, _r, info.context, args),
         )
+    for extension in MUTATION_EXTENSIONS:
+        fields.update(extension(TYPES))
     return type("Mutation", (graphene.ObjectType,), fields)

@@ -197,6 +197,16 @@ def _has_field(model, name: str) -> bool:
 
 
 REGISTRY: dict[type[models.Model], Resource] = {}
+# Hand-written GraphQL fields beside the generated ones: callables (types by name) -> {name: Field}.
+QUERY_EXTENSIONS: list[Callable] = []
+MUTATION_EXTENSIONS: list[Callable] = []
+
+
+def extend_graphql(query: Callable | None = None, mutation: Callable | None = None) -> None:
+    if query:
+        QUERY_EXTENSIONS.append(query)
+    if mutation:
+        MUTATION_EXTENSIONS.append(mutation)
 
 
 def register(resource: Resource) -> Resource:

@@ -23,6 +23,7 @@ from .registry import (
     FOREIGN_KEY,
     GENERIC,
     MANY_TO_MANY,
+    QUERY_EXTENSIONS,
     REVERSE,
     Resource,
     resource_by_object_type,
@@ -198,6 +199,8 @@ def build_query() -> type:
                 _r, info.context.user, id
             ).first(),
         )
+    for extension in QUERY_EXTENSIONS:
+        fields.update(extension(TYPES))
     return type("Query", (graphene.ObjectType,), fields)
 
 

@@ -10,6 +10,29 @@ from . import views
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
 
 
+def _allocation(query_field: str, mutation_field: str, created_model: str, limit: bool):
+    from django.apps import apps
+
+    from inventory.ipam.models import Prefix
+
+    return lambda: views.AvailableEndpoint(
+        resource_for(Prefix), query_field, mutation_field, resource_for(apps.get_model(created_model)), limit
+    )
+
+
+# Paths below an object's detail path: name -> endpoint factory.
+SUB_ENDPOINTS = {
+    "ipam/prefixes": {
+        "available-prefixes": _allocation(
+            "available_prefixes", "allocate_prefixes", "ipam.Prefix", limit=False
+        ),
+        "available-ips": _allocation(
+            "available_ip_addresses", "allocate_ip_addresses", "ipam.IPAddress", limit=True
+        ),
+    }
+}
+
+
 def build_urlpatterns() -> list:
     from inventory.extras.models import Note
 
@@ -24,6 +47,8 @@ def build_urlpatterns() -> list:
         list_endpoint = LIST_ENDPOINTS.get(resource.route, views.ListEndpoint)
         patterns.append(path(f"{resource.route}/", list_endpoint(resource)))
         patterns.append(path(f"{resource.route}/<str:key>/", views.DetailEndpoint(resource)))
+        for path_name, endpoint in SUB_ENDPOINTS.get(resource.route, {}).items():
+            patterns.append(path(f"{resource.route}/<str:key>/{path_name}/", endpoint()))
         if resource.has_notes:
             patterns.append(path(f"{resource.route}/<str:key>/notes/", views.NotesEndpoint(resource, notes)))
     patterns += [

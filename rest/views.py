@@ -15,7 +15,13 @@ from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.csrf import csrf_exempt
 
 from queryengine import engine
-from queryengine.documents import detail_document, list_document, many_to_many_fields, write_document
+from queryengine.documents import (
+    detail_document,
+    list_document,
+    many_to_many_fields,
+    selection,
+    write_document,
+)
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import FilterError
 from queryengine.query import can_view, filters_of, restricted
@@ -557,3 +563,45 @@ def basic_credentials(request) -> tuple[str, str] | None:
     if not separator:
         raise detail_error(403, "Invalid username/password.")
     return username, password
+
+
+class AvailableEndpoint(Endpoint):
+    """`<prefix>/available-prefixes/` and `<prefix>/available-ips/`: GET lists free space; POST
+    (one object or a list) allocates from it atomically."""
+
+    methods = ("GET", "POST")
+
+    def __init__(
+        self, parent: Resource, query_field: str, mutation_field: str, created: Resource, limit: bool
+    ):
+        self.parent, self.created = parent, created
+        self.query_field, self.mutation_field, self.limit = query_field, mutation_field, limit
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        if self.limit:
+            limit, _ = parse_paging(request)
+            document = (
+                f"query ($p: UUID!, $limit: Int) {{ result: {self.query_field}(parent: $p, limit: $limit) }}"
+            )
+            return run(document, {"p": str(pk), "limit": limit}, request)["result"], 200
+        document = f"query ($p: UUID!) {{ result: {self.query_field}(parent: $p) }}"
+        return run(document, {"p": str(pk)}, request)["result"], 200
+
+    def post(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        body = json_body(request)
+        items = body if isinstance(body, list) else [body]
+        if not all(isinstance(item, dict) for item in items):
+            raise not_an_object(next(item for item in items if not isinstance(item, dict)))
+        document = (
+            f"mutation ($p: UUID!, $data: [GenericScalar]!) {{ result: {self.mutation_field}(parent: $p, data: $data) "
+            f"{{ {selection(self.created, 0, shown_many(self.created, request))} }} }}"
+        )
+        try:
+            created = run(document, {"p": str(pk), "data": items}, request)["result"]
+        except ValidationFailed as exc:
+            raise ValidationFailed(exc.errors if isinstance(body, list) else exc.errors[0]) from None
+        return (created if isinstance(body, list) else created[0]), 201

@@ -2,9 +2,9 @@ import uuid
 
 from django.db.models import Q
 
-from queryengine.registry import Computed, CustomFilter, Display, Resource, register
+from queryengine.registry import Computed, CustomFilter, Display, Resource, extend_graphql, register
 
-from . import networks
+from . import graphql, networks
 from .models import (
     VLAN,
     VRF,
@@ -218,3 +218,5 @@ register(
         natural_key=None,
     )
 )
+
+extend_graphql(query=graphql.query_fields, mutation=graphql.mutation_fields)

@@ -1,0 +1,94 @@
+"""GraphQL fields for free space and allocation inside a prefix (REST: available-prefixes and
+available-ips), added to the one schema beside the generated fields."""
+
+from __future__ import annotations
+
+import graphene
+from graphene.types.generic import GenericScalar
+
+from queryengine.errors import NotFound
+from queryengine.mutations import perform
+from queryengine.query import restricted
+from queryengine.registry import resource_for
+from queryengine.scalars import UUID
+
+from . import allocation
+from .models import IPAddress, Prefix
+
+
+def visible_parent(context, pk) -> Prefix:
+    parent = restricted(resource_for(Prefix), context.user).filter(pk=pk).first()
+    if parent is None:
+        raise NotFound("No Prefix matches the given query.")
+    return parent
+
+
+def vrf_reference(context, parent: Prefix):
+    from queryengine.schema import object_url  # the schema is built from the registry this module extends
+
+    vrf = Prefix._meta.get_field("vrf").related_model
+    if parent.vrf_id is None:
+        return None
+    return {
+        "id": parent.vrf_id,
+        "object_type": resource_for(vrf).object_type,
+        "url": object_url(context, resource_for(vrf), parent.vrf_id),
+    }
+
+
+def resolve_available_prefixes(root, info, parent):
+    prefix = visible_parent(info.context, parent)
+    vrf = vrf_reference(info.context, prefix)
+    return [
+        {"prefix": str(net), "family": net.version, "vrf": vrf} for net in allocation.free_prefixes(prefix)
+    ]
+
+
+def resolve_available_ips(root, info, parent, limit=None):
+    from django.conf import settings
+
+    prefix = visible_parent(info.context, parent)
+    maximum = settings.MAX_PAGE_SIZE or None
+    size = min(limit or settings.PAGINATE_COUNT, maximum) if maximum else limit or settings.PAGINATE_COUNT
+    vrf = vrf_reference(info.context, prefix)
+    family = prefix.ip_version
+    return [{"address": a, "family": family, "vrf": vrf} for a in allocation.free_addresses(prefix, size)]
+
+
+def allocate(model, plan):
+    def resolve(root, info, parent, data):
+        planned = plan(visible_parent(info.context, parent), data)
+        return perform("create", resource_for(model), info.context, {"data": planned})
+
+    return resolve
+
+
+def query_fields(types) -> dict:
+    return {
+        "available_prefixes": graphene.Field(
+            graphene.List(GenericScalar),
+            args={"parent": UUID(required=True)},
+            resolver=resolve_available_prefixes,
+        ),
+        "available_ip_addresses": graphene.Field(
+            graphene.List(GenericScalar),
+            args={"parent": UUID(required=True), "limit": graphene.Int()},
+            resolver=resolve_available_ips,
+        ),
+    }
+
+
+def mutation_fields(types) -> dict:
+    arguments = {"parent": UUID(required=True), "data": graphene.List(GenericScalar, required=True)}
+    return {
+        "allocate_prefixes": graphene.Field(
+            graphene.List(types[resource_for(Prefix).type_name]),
+            args=arguments,
+            resolver=allocate(Prefix, allocation.plan_prefixes),
+        ),
+        "allocate_ip_addresses": graphene.Field(
+            graphene.List(types[resource_for(IPAddress).type_name]),
+            args=arguments,
+            resolver=allocate(IPAddress, allocation.plan_addresses),
+        ),
+    }
