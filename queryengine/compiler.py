@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import orjson
+from django.db import models
+from django.db.models import F, TextField
+from django.db.models.functions import Cast
 from graphql import (
     DocumentNode,
     ExecutionResult,
@@ -92,7 +96,11 @@ class ObjectPlan:
         self.loads: dict[str, tuple[ObjectPlan, int]] = {}  # slot -> (plan, column holding the id)
         self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: [items]}
         self.tree = False  # whether this resource's tree paths are needed
-        self.namespace: dict[str, object] = {"_gref": _generic_ref_projection, "_NOPATH": _MISSING_PATH}
+        self.namespace: dict[str, object] = {
+            "_gref": _generic_ref_projection,
+            "_NOPATH": _MISSING_PATH,
+            "_json_loads": orjson.loads,
+        }
         expression = self.object_expr(selection_set)
         source = (
             f"def build(rows, B, P):\n    return [{expression} for r in rows]\n"
@@ -136,16 +144,14 @@ class ObjectPlan:
         if name == "notes_url" and resource.has_notes:
             return f"{url} + 'notes/'"
         if name == "custom_fields" and resource.has_custom_fields:
-            return self.col("_custom_field_data")
+            return self.json_col("_custom_field_data")
         if name == "display":
             if resource.is_tree:
-                self.tree = True
-                return f"P['tree'].get({pk}, _NOPATH)[0]"
+                return f"{self.tree_slot()}.get({pk}, _NOPATH)[0]"
             render = self.constant(resource.display.render)
             return f"{render}({', '.join(self.col(c) for c in resource.display.columns)})"
         if name == "tree_depth" and resource.is_tree:
-            self.tree = True
-            return f"P['tree'].get({pk}, _NOPATH)[1]"
+            return f"{self.tree_slot()}.get({pk}, _NOPATH)[1]"
         if name in resource.counts:
             alias = f"_count_{name}"
             self.annotations[alias] = query.count_expression(resource, name)
@@ -173,11 +179,27 @@ class ObjectPlan:
             return f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})"
         if spec.kind in LIST_KINDS:
             return f"(P[{self.list_slot(spec, node)!r}].get({pk}) or [])"
+        if isinstance(spec.model_field, models.JSONField):
+            return self.json_col(name)
         _, converter = scalar_for(spec.model_field)
         column = self.col(name)
         if converter is None:
             return column
         return f"(None if {column} is None else {self.constant(converter)}({column}))"
+
+    def json_col(self, path: str) -> str:
+        """A JSON column read as text and parsed with orjson (several times faster than json)."""
+        alias = f"_json_{path}"
+        self.annotations[alias] = Cast(F(path), TextField())
+        column = self.col(alias)
+        return f"(None if {column} is None else _json_loads({column}))"
+
+    def tree_slot(self) -> str:
+        """Tree labels and depths come from each row's parent and name, walked per page."""
+        self.tree = True
+        self.col("parent_id")
+        self.col("name")
+        return "P['tree']"
 
     def related_expr(self, target: Resource, node: FieldNode, id_expr: str) -> str:
         """A related object: built in place when only its reference is asked for, else loaded."""
@@ -219,7 +241,7 @@ class ObjectPlan:
 
         def load(ids, base):
             pairs = list(
-                through.objects.filter(**{f"{source}__in": ids})
+                through.objects.filter(**{f"{source}__any": ids})
                 .order_by(source, *order)
                 .values_list(*columns)
             )
@@ -235,7 +257,10 @@ class ObjectPlan:
         rows = list(queryset.values_list(*self.columns))
         loaded: dict = {}
         if self.tree:
-            loaded["tree"] = query.tree_paths(self.resource.model, (row[0] for row in rows))
+            parent, name = self.columns.index("parent_id"), self.columns.index("name")
+            loaded["tree"] = query.tree_paths(
+                self.resource.model, {row[0]: (row[parent], row[name]) for row in rows}
+            )
         if self.lists:
             ids = [row[0] for row in rows]
             for slot, load in self.lists.items():
@@ -249,7 +274,7 @@ class ObjectPlan:
         ids.discard(None)
         if not ids:
             return {}
-        queryset = self.resource.model._default_manager.filter(pk__in=ids)
+        queryset = self.resource.model._default_manager.filter(pk__any=list(ids))
         if self.annotations:
             queryset = queryset.annotate(**self.annotations)
         rows, loaded = self.fetch(queryset, base)

@@ -9,8 +9,7 @@ from __future__ import annotations
 from functools import cache
 
 from django.conf import settings
-from django.db import connection
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
+from django.db.models import Count, Field, ForeignKey, IntegerField, Lookup, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from .filters import Filter, FilterError, apply_filters, build_filters
@@ -146,27 +145,52 @@ def count_value(resource: Resource, name: str, obj) -> int:
 TREE_ARROW = " → "
 
 
-def tree_paths(model, ids) -> dict:
-    """{id: (display path, depth)} for tree nodes, walking ancestors with one recursive query."""
-    ids = [i for i in set(ids) if i is not None]
-    if not ids:
-        return {}
-    table = connection.ops.quote_name(model._meta.db_table)
-    pk = model._meta.pk
-    placeholders = ", ".join(["%s"] * len(ids))
-    sql = f"""
-        WITH RECURSIVE walk(start_id, parent_id, path, depth) AS (
-            SELECT id, parent_id, CAST(name AS TEXT), 0 FROM {table} WHERE id IN ({placeholders})
-            UNION ALL
-            SELECT walk.start_id, node.parent_id, CAST(node.name || %s || walk.path AS TEXT), walk.depth + 1
-            FROM {table} node JOIN walk ON node.id = walk.parent_id
-            WHERE walk.depth < 100
-        )
-        SELECT start_id, path, depth FROM walk WHERE parent_id IS NULL
-    """
-    params = [pk.get_db_prep_value(i, connection) for i in ids] + [TREE_ARROW]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    to_python = pk.to_python
-    return {to_python(start): (path, depth) for start, path, depth in rows}
+def tree_paths(model, nodes: dict) -> dict:
+    """{id: (display path, depth)} for the given {id: (parent id, name)}, loading the ancestors
+    level by level (a handful of small queries: trees are shallow and ancestors shared)."""
+    known = dict(nodes)
+    missing = {parent for parent, _ in known.values()} - known.keys() - {None}
+    while missing:
+        rows = model._default_manager.filter(pk__any=list(missing)).values_list("pk", "parent_id", "name")
+        known.update((pk, (parent, name)) for pk, parent, name in rows)
+        missing = {parent for parent, _ in known.values()} - known.keys() - {None}
+    paths: dict = {}
+
+    def path_of(pk):
+        chain, node = [], pk
+        while node is not None and node not in paths and node in known and len(chain) <= len(known):
+            chain.append(node)
+            node = known[node][0]
+        prefix, depth = paths.get(node, (None, -1)) if node is not None else (None, -1)
+        for item in reversed(chain):
+            name = known[item][1]
+            depth += 1
+            prefix = name if prefix is None else f"{prefix}{TREE_ARROW}{name}"
+            paths[item] = (prefix, depth)
+        return paths.get(pk, (None, None))
+
+    return {pk: path_of(pk) for pk in nodes}
+
+
+class AnyOf(Lookup):
+    """`field__any=[...]`: one array parameter on PostgreSQL (`= ANY(%s)`), where a long
+    `IN (%s, %s, ...)` list costs a parameter, and client-side parsing, per value."""
+
+    lookup_name = "any"
+
+    def as_sql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        field = self.lhs.output_field
+        values = [field.get_db_prep_value(v, connection, prepared=False) for v in self.rhs]
+        if connection.vendor == "postgresql":
+            return f"{lhs} = ANY(%s)", [*lhs_params, values]
+        if not values:
+            return "1 = 0", list(lhs_params)
+        return f"{lhs} IN ({', '.join(['%s'] * len(values))})", [*lhs_params, *values]
+
+    def get_prep_lookup(self):
+        return list(self.rhs)
+
+
+Field.register_lookup(AnyOf)
+ForeignKey.register_lookup(AnyOf)

@@ -1,0 +1,349 @@
+"""Reproducible performance runs against a real HTTP server (gunicorn) on PostgreSQL.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/netinventory_bench .venv/bin/python benchmarks/bench.py
+    ... benchmarks/bench.py list writes ipam      # choose sections (default: all)
+
+Sections:
+  list    a 1000-row location list at depth 0 and 1 over HTTP against the floor (the same rows read
+          with the ORM's .values() and serialised with orjson in-process), and SQL counts per page
+  writes  bulk create, bulk PATCH and bulk DELETE of 1000 tenants; single POST and PATCH
+  ipam    100,000 addresses and 10,000 prefixes: seeding time, then network lookups and
+          available-ips at 10k and at 100k addresses
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/netinventory_bench")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+KEY = "b" * 40
+
+
+def ensure_database() -> None:
+    from urllib.parse import urlparse
+
+    import psycopg
+
+    url = urlparse(os.environ["DATABASE_URL"])
+    if not url.scheme.startswith("postgres"):
+        return
+    name = url.path.lstrip("/")
+    admin = url._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def setup() -> None:
+    ensure_database()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from inventory.users.models import Token, User
+
+    user, _ = User.objects.get_or_create(username="bench", defaults={"is_superuser": True})
+    Token.objects.get_or_create(key=KEY, defaults={"user": user})
+
+
+def timed(fn, repeat: int = 7) -> tuple[float, float]:
+    fn()  # warm-up: caches, plans, connections
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples), min(samples)
+
+
+class Server:
+    """gunicorn with one worker, started for the run and always stopped."""
+
+    def __enter__(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.process = subprocess.Popen(
+            [
+                str(ROOT / ".venv/bin/gunicorn"),
+                "config.wsgi:application",
+                "-b",
+                f"127.0.0.1:{self.port}",
+                "-w",
+                "1",
+                "--threads",
+                "1",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=os.environ.copy(),
+        )
+        for _ in range(100):
+            try:
+                self.request("GET", "/api/status/")
+                return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not start")
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+    def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+        if not hasattr(self, "connection"):
+            self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        headers = {"Authorization": f"Token {KEY}", "Accept": "application/json"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        try:
+            self.connection.request(method, path, body=body, headers=headers)
+            response = self.connection.getresponse()
+        except (http.client.HTTPException, OSError):
+            del self.connection
+            raise
+        return response.status, response.read()
+
+    def ok(self, method: str, path: str, body: bytes | None = None, status: int = 200) -> bytes:
+        code, content = self.request(method, path, body)
+        if code != status:
+            raise RuntimeError(f"{method} {path} -> {code}: {content[:300]!r}")
+        return content
+
+
+def row(label: str, median: float, best: float, extra: str = "") -> None:
+    print(f"  {label:<46} {median:9.1f} ms  (min {best:7.1f}) {extra}")
+
+
+# -- list -----------------------------------------------------------------------------------------
+
+
+def seed_locations(count: int) -> None:
+    from inventory.dcim.models import Location, LocationType
+    from inventory.extras.models import Status, Tag
+    from inventory.tenancy.models import Tenant
+
+    if Location.objects.count() >= count:
+        return
+    start = time.perf_counter()
+    region, _ = LocationType.objects.get_or_create(name="Region", defaults={"nestable": True})
+    site, _ = LocationType.objects.get_or_create(name="Site", defaults={"parent": region})
+    active = Status.objects.get(name="Active")
+    tenants = [Tenant.objects.get_or_create(name=f"tenant-{i}")[0] for i in range(20)]
+    tags = [Tag.objects.get_or_create(name=f"tag-{i}")[0] for i in range(5)]
+    roots = [
+        Location.objects.get_or_create(
+            name=f"region-{i}", parent=None, defaults={"location_type": region, "status": active}
+        )[0]
+        for i in range(5)
+    ]
+    sites = Location.objects.bulk_create(
+        Location(
+            name=f"site-{i:05d}",
+            location_type=site,
+            status=active,
+            parent=roots[i % 5],
+            tenant=tenants[i % 20] if i % 7 else None,
+            facility=f"DC {i}",
+            description=f"site number {i}",
+            physical_address=f"{i} Network Street",
+            asn=64512 + i,
+        )
+        for i in range(count)
+    )
+    through = Location.tags.through
+    through.objects.bulk_create(
+        through(location_id=s.pk, tag_id=tags[(i + k) % 5].pk)
+        for i, s in enumerate(sites)
+        for k in range(i % 3)
+    )
+    print(f"  seeded {count} locations in {time.perf_counter() - start:.1f} s")
+
+
+def floor(depth: int):
+    import orjson
+
+    from inventory.dcim.models import Location
+
+    own = [f.attname for f in Location._meta.concrete_fields]
+    related = []
+    if depth:
+        for fk, model in (("parent", Location), ("location_type", None), ("status", None), ("tenant", None)):
+            target = model or Location._meta.get_field(fk).related_model
+            related += [f"{fk}__{f.attname}" for f in target._meta.concrete_fields]
+
+    def read():
+        rows = list(Location.objects.order_by("name", "pk").values(*own, *related)[:1000])
+        return orjson.dumps(rows, default=str, option=orjson.OPT_UTC_Z)
+
+    return read
+
+
+def bench_list(rows: int) -> None:
+    import orjson
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    print("list: 1000 locations per page")
+    seed_locations(rows)
+    with Server() as server:
+        for depth in (0, 1):
+            path = f"/api/dcim/locations/?limit=1000&depth={depth}"
+            assert len(orjson.loads(server.ok("GET", path))["results"]) == 1000
+            http_median, http_min = timed(lambda p=path: server.ok("GET", p))
+            floor_median, floor_min = timed(floor(depth))
+            target = 1.5 if depth == 0 else 2.0
+            row(f"HTTP depth={depth}", http_median, http_min)
+            row(f"floor depth={depth} (.values() + orjson)", floor_median, floor_min)
+            print(f"  ratio depth={depth}: {http_median / floor_median:.2f}x the floor (target {target}x)")
+    client = Client(HTTP_AUTHORIZATION=f"Token {KEY}")
+    for depth in (0, 1, 2):
+        counts = []
+        for limit in (10, 1000):
+            with CaptureQueriesContext(connection) as queries:
+                client.get(f"/api/dcim/locations/?limit={limit}&depth={depth}")
+            counts.append(len(queries))
+        print(
+            f"  SQL queries per request at depth={depth}: limit=10 -> {counts[0]}, limit=1000 -> {counts[1]}"
+        )
+
+
+# -- writes ---------------------------------------------------------------------------------------
+
+
+def bench_writes() -> None:
+    import orjson
+
+    print("writes: tenants")
+    with Server() as server:
+
+        def bulk_cycle():
+            run = uuid.uuid4().hex[:8]
+            body = orjson.dumps([{"name": f"bench-{run}-{i}", "description": "x"} for i in range(1000)])
+            start = time.perf_counter()
+            created = orjson.loads(server.ok("POST", "/api/tenancy/tenants/", body, status=201))
+            timings["create"].append((time.perf_counter() - start) * 1000)
+            patch = orjson.dumps([{"id": t["id"], "description": "patched"} for t in created])
+            start = time.perf_counter()
+            server.ok("PATCH", "/api/tenancy/tenants/", patch)
+            timings["patch"].append((time.perf_counter() - start) * 1000)
+            delete = orjson.dumps([{"id": t["id"]} for t in created])
+            start = time.perf_counter()
+            server.ok("DELETE", "/api/tenancy/tenants/", delete, status=204)
+            timings["delete"].append((time.perf_counter() - start) * 1000)
+
+        timings = {"create": [], "patch": [], "delete": []}
+        bulk_cycle()
+        timings = {"create": [], "patch": [], "delete": []}
+        for _ in range(3):
+            bulk_cycle()
+        for name, samples in timings.items():
+            row(f"bulk {name} of 1000", statistics.median(samples), min(samples))
+
+        def single_post():
+            body = orjson.dumps({"name": f"single-{uuid.uuid4().hex}"})
+            single_post.last = orjson.loads(server.ok("POST", "/api/tenancy/tenants/", body, status=201))
+
+        post_median, post_min = timed(single_post, repeat=21)
+        row("single POST", post_median, post_min)
+        path = f"/api/tenancy/tenants/{single_post.last['id']}/"
+        patch_median, patch_min = timed(
+            lambda: server.ok("PATCH", path, b'{"description": "again"}'), repeat=21
+        )
+        row("single PATCH", patch_median, patch_min)
+
+
+# -- ipam -----------------------------------------------------------------------------------------
+
+
+def seed_ipam(addresses: int, prefixes: int) -> None:
+    """/24 prefixes under 10.0.0.0/8 and addresses filling them from the bottom."""
+    from inventory.extras.models import Status
+    from inventory.ipam import networks
+    from inventory.ipam.models import IPAddress, Prefix
+
+    have = IPAddress.objects.count()
+    if have >= addresses and Prefix.objects.count() >= prefixes:
+        return
+    start = time.perf_counter()
+    active = Status.objects.get(name="Active")
+    base = 10 << 24
+    if Prefix.objects.count() < prefixes:
+        Prefix.objects.all().delete()
+        rows = [Prefix(status=active, type="container")]
+        rows[0].set_prefix("10.0.0.0/8")
+        for i in range(prefixes - 1):
+            p = Prefix(status=active)
+            p.set_prefix(f"{networks.address_text(4, networks.to_bytes(base + (i << 8)))}/24")
+            rows.append(p)
+        Prefix.objects.bulk_create(rows, batch_size=2000)
+    batch = []
+    for i in range(have, addresses):
+        ip = IPAddress(status=active)
+        # 200 addresses per /24 so every prefix keeps free space
+        ip.set_address(
+            f"{networks.address_text(4, networks.to_bytes(base + ((i // 200) << 8) + i % 200 + 1))}/24"
+        )
+        batch.append(ip)
+        if len(batch) == 5000:
+            IPAddress.objects.bulk_create(batch)
+            batch = []
+    IPAddress.objects.bulk_create(batch)
+    print(f"  seeded to {addresses} addresses and {prefixes} prefixes in {time.perf_counter() - start:.1f} s")
+
+
+def bench_ipam() -> None:
+    from inventory.ipam.models import Prefix
+
+    print("ipam: lookups at two sizes")
+    for addresses in (10_000, 100_000):
+        seed_ipam(addresses, 10_000)
+        middle = Prefix.objects.get(prefix_length=24, network_address=bytes(12) + bytes([10, 0, 20, 0]))
+        with Server() as server:
+            cases = [
+                (
+                    "prefixes net_contained 10.0.16.0/20",
+                    "/api/ipam/prefixes/?prefix__net_contained=10.0.16.0/20&limit=50",
+                ),
+                (
+                    "addresses net_host_contained 10.0.20.0/24",
+                    "/api/ipam/ip-addresses/?address__net_host_contained=10.0.20.0/24&limit=50",
+                ),
+                ("addresses parent=<prefix id>", f"/api/ipam/ip-addresses/?parent={middle.pk}&limit=50"),
+                ("prefix available-ips (50)", f"/api/ipam/prefixes/{middle.pk}/available-ips/"),
+            ]
+            print(f" with {addresses} addresses:")
+            for label, path in cases:
+                server.ok("GET", path)
+                median, best = timed(lambda p=path: server.ok("GET", p), repeat=15)
+                row(label, median, best)
+
+
+def main() -> None:
+    sections = sys.argv[1:] or ["list", "writes", "ipam"]
+    rows = 5000
+    setup()
+    from django.db import connection
+
+    print(f"database: {connection.vendor}")
+    for section in sections:
+        {"list": lambda: bench_list(rows), "writes": bench_writes, "ipam": bench_ipam}[section]()
+
+
+if __name__ == "__main__":
+    main()
