@@ -263,19 +263,31 @@ class Writer:
 
     def delete(self, ids: list) -> int:
         found = self.existing(ids)
-        for pk, instance in found.items():
-            try:
-                instance.delete()
-            except (ProtectedError, RestrictedError) as exc:
-                dependents = list(
-                    exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects
-                )
-                listing = ", ".join(f"{obj} ({obj.pk})" for obj in dependents)
-                subject = f" {instance} ({pk})" if len(found) > 1 else ""
-                raise Conflict(
-                    f"Unable to delete object{subject}. {len(dependents)} dependent objects were found: {listing}"
-                ) from None
+        try:
+            # One deletion for the whole set: dependencies are collected once, not per object.
+            self.resource.model._default_manager.filter(pk__in=list(found)).delete()
+        except (ProtectedError, RestrictedError) as exc:
+            dependents = list(
+                exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects
+            )
+            listing = ", ".join(f"{obj} ({obj.pk})" for obj in dependents)
+            blocked = self.blocked(found, dependents) if len(found) > 1 else ""
+            raise Conflict(
+                f"Unable to delete object{blocked}. {len(dependents)} dependent objects were found: {listing}"
+            ) from None
         return len(found)
+
+    @staticmethod
+    def blocked(found: dict, dependents: list) -> str:
+        """Which of the requested objects the dependents hold on to, for a bulk request's error."""
+        held = {
+            str(value)
+            for obj in dependents
+            for field in obj._meta.concrete_fields
+            if field.is_relation and (value := getattr(obj, field.attname)) is not None
+        }
+        named = [f"{instance} ({pk})" for pk, instance in found.items() if pk in held]
+        return f" {', '.join(named)}" if named else ""
 
     def existing(self, ids: list) -> dict[str, models.Model]:
         """The objects named by `ids` (the caller's scope applies); unknown ids are an error."""
