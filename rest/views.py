@@ -272,6 +272,14 @@ def write(request, resource: Resource, kind: str, variables: dict):
     return run(document, variables, request)["result"]
 
 
+def create_one(request, resource: Resource, body: dict) -> dict:
+    """Create one object through the list mutation; its errors come back unwrapped."""
+    try:
+        return write(request, resource, "create", {"data": [body]})[0]
+    except ValidationFailed as exc:
+        raise ValidationFailed(exc.errors[0]) from None
+
+
 def not_a_list(body) -> ApiError:
     return ApiError(
         400, {"non_field_errors": [f'Expected a list of items but got type "{_json_type(body)}".']}
@@ -312,10 +320,7 @@ class ListEndpoint(Endpoint):
             return write(request, self.resource, "create", {"data": body}), 201
         if not isinstance(body, dict):
             raise not_an_object(body)
-        try:
-            return write(request, self.resource, "create", {"data": [body]})[0], 201
-        except ValidationFailed as exc:
-            raise ValidationFailed(exc.errors[0]) from None
+        return create_one(request, self.resource, body), 201
 
     def put(self, request):
         return self.update(request, partial=False)
@@ -411,10 +416,7 @@ class NotesEndpoint(Endpoint):
         if not isinstance(body, dict):
             raise not_an_object(body)
         note = {**body, "assigned_object_type": self.resource.object_type, "assigned_object_id": str(pk)}
-        try:
-            return write(request, self.notes, "create", {"data": [note]})[0], 201
-        except ValidationFailed as exc:
-            raise ValidationFailed(exc.errors[0]) from None
+        return create_one(request, self.notes, note), 201
 
     def existing(self, request, key: str) -> uuid.UUID:
         pk = object_pk(request, self.resource, key)
@@ -543,10 +545,7 @@ class TokenListEndpoint(ListEndpoint):
         body = json_body(request) if request.body else {}
         if not isinstance(body, dict):
             raise not_an_object(body)
-        try:
-            return write(request, self.resource, "create", {"data": [body]})[0], 201
-        except ValidationFailed as exc:
-            raise ValidationFailed(exc.errors[0]) from None
+        return create_one(request, self.resource, body), 201
 
 
 def basic_credentials(request) -> tuple[str, str] | None:

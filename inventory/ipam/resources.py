@@ -18,6 +18,13 @@ from .models import (
 
 BYTES = ("network_address", "broadcast_address", "host_address")
 FAMILY = Computed(("ip_version",), networks.family, output="object", order_by=("ip_version",))
+FAMILY_FILTER = CustomFilter(lambda versions: Q(ip_version__in=versions), networks.parse_family)
+
+
+def cidr(address_column: str, length_column: str, setter: str) -> Computed:
+    """A CIDR string stored as version, address bytes and length; written through `setter`."""
+    columns = ("ip_version", address_column, length_column)
+    return Computed(columns, networks.cidr_text, write=write_with(setter), required=True, order_by=columns)
 
 
 def write_with(setter: str):
@@ -120,13 +127,7 @@ register(
         read_only=("locations",),
         natural_key=None,
         computed={
-            "prefix": Computed(
-                ("ip_version", "network_address", "prefix_length"),
-                networks.cidr_text,
-                write=write_with("set_prefix"),
-                required=True,
-                order_by=("ip_version", "network_address", "prefix_length"),
-            ),
+            "prefix": cidr("network_address", "prefix_length", "set_prefix"),
             "network": Computed(("ip_version", "network_address"), networks.address_text),
             "broadcast": Computed(("ip_version", "broadcast_address"), networks.address_text),
             "family": FAMILY,
@@ -136,7 +137,7 @@ register(
                 each(lambda n: networks.equal(n, "prefix_length")), networks.parse_network
             ),
             **lookups("prefix", "prefix_length", host=False),
-            "family": CustomFilter(lambda versions: Q(ip_version__in=versions), networks.parse_family),
+            "family": FAMILY_FILTER,
             "within": CustomFilter(
                 each(lambda n: networks.contained(n, "prefix_length", strict=True)), networks.parse_network
             ),
@@ -164,20 +165,14 @@ register(
         reverse={"nat_outside_list": "IPAddress.nat_inside"},
         natural_key=None,
         computed={
-            "address": Computed(
-                ("ip_version", "host_address", "mask_length"),
-                networks.cidr_text,
-                write=write_with("set_address"),
-                required=True,
-                order_by=("ip_version", "host_address", "mask_length"),
-            ),
+            "address": cidr("host_address", "mask_length", "set_address"),
             "host": Computed(("ip_version", "host_address"), networks.address_text),
             "family": FAMILY,
         },
         filters={
             "address": CustomFilter(each(address_equals), networks.parse_masked),
             **lookups("address", "mask_length", host=True),
-            "family": CustomFilter(lambda versions: Q(ip_version__in=versions), networks.parse_family),
+            "family": FAMILY_FILTER,
             "prefix": CustomFilter(each(networks.host_within), networks.parse_network),
             "parent": CustomFilter(each(networks.host_within), related_ids_or_networks(Prefix)),
             "present_in_vrf": CustomFilter(present_in_vrf(None), parse_vrf),
