@@ -8,8 +8,6 @@ from inventory.extras.models import Role, Status, Tag
 from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Token, User
 
-DEMO_KEY = "0123456789abcdef0123456789abcdef01234567"
-
 
 class Command(BaseCommand):
     help = "Create the demo user (admin/admin), its API token and a small demo network."
@@ -24,9 +22,10 @@ class Command(BaseCommand):
         if created:
             user.set_password("admin")
             user.save()
-        token, _ = Token.objects.get_or_create(
-            key=DEMO_KEY, defaults={"user": user, "description": "demo token"}
-        )
+        # A random key, kept across runs so a restarted demo keeps working with the printed token.
+        token = Token.objects.filter(user=user, description="demo token").first()
+        if token is None:
+            token = Token.objects.create(user=user, description="demo token")
         self.seed_network()
         self.stdout.write(
             f"NetInventory is ready.\n"
