@@ -193,12 +193,60 @@ class Writer:
     def validate(self, instance: models.Model, errors: dict) -> None:
         exclude = set(errors)
         try:
-            instance.full_clean(exclude=exclude)
+            # Unique fields are checked for the whole batch at once (check_unique), not per object.
+            instance.full_clean(exclude=exclude, validate_unique=False)
         except ValidationError as exc:
             for key, messages in exc.message_dict.items():
                 errors.setdefault(NON_FIELD if key == "__all__" else key, []).extend(messages)
+        self.check_unique(instance, errors)
         if errors:
             raise ValidationFailed(errors)
+
+    def unique_fields(self) -> list[models.Field]:
+        return [f for f in self.resource.model._meta.concrete_fields if f.unique]
+
+    def prefetch_unique(self, items: list) -> None:
+        """Owners of the unique values a batch names, with one query per unique field."""
+        self.known: dict[str, dict] = {}
+        self.seen: dict[str, set] = {}
+        manager = self.resource.model._default_manager
+        for field in self.unique_fields():
+            key = "id" if field.primary_key else field.name
+            values = {d[key] for d in items if isinstance(d, dict) and isinstance(d.get(key), str) and d[key]}
+            try:
+                found = (
+                    manager.filter(**{f"{field.name}__in": values}).values_list(field.name, "pk")
+                    if values
+                    else []
+                )
+                self.known[field.name] = {field.to_python(v): pk for v, pk in found}
+            except (ValidationError, ValueError):
+                self.known[field.name] = {}
+            self.seen[field.name] = set()
+
+    def check_unique(self, instance: models.Model, errors: dict) -> None:
+        """Unique values must belong to no other object, in the database or earlier in the batch."""
+        manager = self.resource.model._default_manager
+        for field in self.unique_fields():
+            value = getattr(instance, field.attname)
+            if (
+                field.name in errors
+                or value is None
+                or value == ""
+                or field.primary_key
+                and not instance._state.adding
+            ):
+                continue
+            known, seen = self.known.setdefault(field.name, {}), self.seen.setdefault(field.name, set())
+            if value in known:
+                taken = known[value] != instance.pk or field.primary_key
+            elif field.primary_key:
+                taken = False  # a generated or supplied id no batch query found
+            else:
+                taken = manager.filter(**{field.name: value}).exclude(pk=instance.pk).exists()
+            if taken or value in seen:
+                errors[field.name] = instance.unique_error_message(type(instance), (field.name,)).messages
+            seen.add(value)
 
     def save(self, instance: models.Model, data, partial: bool) -> models.Model:
         adding = instance._state.adding
@@ -218,6 +266,7 @@ class Writer:
     def create(self, items: list) -> list[models.Model]:
         """All or none: errors come back per item, in input order (empty for good items)."""
         created, errors, failed = [], [], False
+        self.prefetch_unique(items)
         for data in items:
             instance = self.resource.model()
             if isinstance(data, dict) and data.get("id"):
@@ -250,6 +299,7 @@ class Writer:
         if missing:
             raise ValidationFailed([{"id": ["This field is required."]} for _ in missing])
         found = self.existing(ids)
+        self.prefetch_unique(items)
         updated, errors = [], {}
         for data in items:
             instance = found[str(uuid.UUID(str(data["id"])))]

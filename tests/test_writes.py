@@ -283,3 +283,26 @@ def test_token_keys_are_sealed_at_rest(api, sample):
     assert all(value.startswith("sealed:") for value in stored) and not keys & set(stored)
     shown = {t["key"] for t in api.json("/api/users/tokens/")["results"]}
     assert shown <= keys and all(len(k) == 40 for k in shown)
+
+
+def test_uniqueness_is_checked_across_the_batch_and_the_database(api, sample):
+    from inventory.tenancy.models import Tenant
+
+    before = Tenant.objects.count()
+    code, body = post(api, "/api/tenancy/tenants/", [{"name": "New"}, {"name": "Acme"}, {"name": "New"}])
+    assert code == 400
+    assert body == [
+        {},
+        {"name": ["Tenant with this Name already exists."]},
+        {"name": ["Tenant with this Name already exists."]},
+    ]
+    existing = str(sample[Tenant][0].pk)
+    code, body = post(api, "/api/tenancy/tenants/", {"id": existing, "name": "Other"})
+    assert code == 400 and body == {"id": ["Tenant with this Id already exists."]}
+    assert Tenant.objects.count() == before
+    response = api.client.patch(
+        "/api/tenancy/tenants/",
+        orjson.dumps([{"id": existing, "name": "Swap"}, {"id": str(sample[Tenant][1].pk), "name": "Swap"}]),
+        content_type="application/json",
+    )
+    assert response.status_code == 400 and Tenant.objects.filter(name="Swap").count() == 0
