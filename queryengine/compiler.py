@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import orjson
-from django.db import models
-from django.db.models import F, TextField
+from django.db import connections, models
+from django.db.models import F, OuterRef, Subquery, TextField
 from django.db.models.functions import Cast
 from graphql import (
     DocumentNode,
@@ -28,7 +28,7 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from . import query
+from . import jsonsql, query
 from .mutations import mutation_fields, perform
 from .registry import (
     COMPUTED,
@@ -43,9 +43,9 @@ from .registry import (
     resource_for,
     resources,
 )
-from .scalars import scalar_for
+from .scalars import dumps, scalar_for
 
-_MISSING_PATH = (None, None)
+_NO_TREE_PATH = ("null", "null")
 
 
 class Unsupported(Exception):
@@ -80,31 +80,93 @@ def _fields(selection_set) -> list[FieldNode]:
 REFERENCE_FIELDS = frozenset({"id", "object_type", "url", "__typename"})
 
 
+@dataclass(frozen=True)
+class PyText:
+    """Python code (over a row `r`, base `B` and loaded data `P`) that yields JSON text."""
+
+    code: str
+
+
+class JsonText:
+    """JSON text under construction from constants, SQL text expressions and Python code."""
+
+    def __init__(self):
+        self.parts: list = []
+
+    def const(self, text: str) -> None:
+        if self.parts and isinstance(self.parts[-1], str):
+            self.parts[-1] += text
+        else:
+            self.parts.append(text)
+
+    def sql(self, expression) -> None:
+        self.parts.append(expression)
+
+    def py(self, code: str) -> None:
+        self.parts.append(PyText(code))
+
+    def expression(self):
+        """The whole text as one SQL expression (it must hold no Python code)."""
+        if any(isinstance(p, PyText) for p in self.parts):
+            raise ValueError("Python code in an SQL-only text")
+        args = [jsonsql.const(p) if isinstance(p, str) else p for p in self.parts]
+        return args[0] if len(args) == 1 else jsonsql.Cat(*args)
+
+
+def reference_text(target: Resource, nodes: list[FieldNode], id_text) -> JsonText:
+    """{id, object_type, url, __typename} of an object, from its id as SQL text."""
+    text = JsonText()
+    for index, node in enumerate(nodes):
+        text.const(("{" if index == 0 else ",") + jsonsql.json_const(_response_key(node)) + ":")
+        name = node.name.value
+        if name in ("id", "url"):
+            text.const('"' + (f"{jsonsql.BASE_MARK}{target.route}/" if name == "url" else ""))
+            text.sql(id_text)
+            text.const('/"' if name == "url" else '"')
+        else:
+            text.const(jsonsql.json_const(target.object_type if name == "object_type" else target.type_name))
+    text.const("}")
+    return text
+
+
+def _is_reference(node: FieldNode) -> bool:
+    return all(n.name.value in REFERENCE_FIELDS and not n.arguments for n in _fields(node.selection_set))
+
+
 class ObjectPlan:
     """How to read objects of one resource for one selection set.
 
-    One query reads the objects' own columns. Related objects that need more than a reference
-    are read by nested plans with one query per related field for the whole page (by id), so no
-    query joins more than a couple of tables and the query count never grows with page size.
-    A generated function turns each row into its result dictionary.
+    One query reads each object as JSON text the database writes itself (jsonsql), with the few
+    values only Python renders exactly (tree labels, decimals, JSON documents, labels from Python
+    functions) read as columns and spliced in by a generated function. Related objects that need
+    more than a reference are read by nested plans with one query per related field for the
+    whole page (by id), so no query joins more than a couple of tables and the query count never
+    grows with page size.
     """
 
-    def __init__(self, resource: Resource, selection_set, reference_column: int | None = None):
+    def __init__(self, resource: Resource, selection_set):
         self.resource = resource
-        self.columns: list[str] = ["id"]  # column 0 is the id: loads and lists group by it
-        self.annotations: dict[str, object] = {}
+        # Column 0 is the id as text: loads, lists and tree paths are keyed by it.
+        self.columns: list[str] = ["_id"]
+        self.annotations: dict[str, object] = {"_id": jsonsql.IdText(F("pk"))}
         self.loads: dict[str, tuple[ObjectPlan, int]] = {}  # slot -> (plan, column holding the id)
-        self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: [items]}
+        self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: JSON text}
         self.tree = False  # whether this resource's tree paths are needed
+        self.compiled: dict[str, tuple] = {}  # database alias -> select()
         self.namespace: dict[str, object] = {
             "_gref": _generic_ref_projection,
-            "_NOPATH": _MISSING_PATH,
+            "_NOPATH": _NO_TREE_PATH,
             "_json_loads": orjson.loads,
+            "_text": json_text,
+            "_MARK": jsonsql.BASE_MARK,
+            "_Fragment": orjson.Fragment,
         }
-        expression = self.object_expr(selection_set)
+        text = JsonText()
+        self.object_text(text, selection_set)
+        expression = self.python(text)
         source = (
-            f"def build(rows, B, P):\n    return [{expression} for r in rows]\n"
-            f"def item(r, B, P):\n    return {expression}\n"
+            f"def item(r, B, P):\n    return ({expression}).replace(_MARK, B)\n"
+            f"def build(rows, B, P):\n    return [_Fragment(({expression}).replace(_MARK, B)) for r in rows]\n"
         )
         exec(compile(source, f"<plan {resource.list_field}>", "exec"), self.namespace)  # noqa: S102
         self.build = self.namespace["build"]
@@ -112,7 +174,10 @@ class ObjectPlan:
 
     # -- compiling ----------------------------------------------------------------------------
 
-    def col(self, path: str) -> str:
+    def col(self, path: str, expression=None) -> str:
+        """Python code reading a column: an ORM path, or an annotation given its expression."""
+        if expression is not None:
+            self.annotations[path] = expression
         if path not in self.columns:
             self.columns.append(path)
         return f"r[{self.columns.index(path)}]"
@@ -122,53 +187,76 @@ class ObjectPlan:
         self.namespace[name] = value
         return name
 
-    def object_expr(self, selection_set) -> str:
-        parts = []
-        for node in _fields(selection_set):
+    def python(self, text: JsonText) -> str:
+        """Python code joining the text: SQL runs become one annotated column each."""
+        code, run = [], []
+
+        def flush():
+            if any(not isinstance(p, str) for p in run):
+                piece = JsonText()
+                for p in run:
+                    piece.const(p) if isinstance(p, str) else piece.sql(p)
+                code.append(self.col(f"_json{len(self.annotations)}", piece.expression()))
+            elif run:
+                code.append(repr("".join(run)))
+            run.clear()
+
+        for part in text.parts:
+            if isinstance(part, PyText):
+                flush()
+                code.append(part.code)
+            else:
+                run.append(part)
+        flush()
+        return " + ".join(code) or "''"
+
+    def object_text(self, text: JsonText, selection_set) -> None:
+        for index, node in enumerate(_fields(selection_set)):
             if node.arguments:
                 raise Unsupported("arguments below the root")
-            parts.append(f"{_response_key(node)!r}: {self.field_expr(node)}")
-        return "{" + ", ".join(parts) + "}"
+            text.const(("{" if index == 0 else ",") + jsonsql.json_const(_response_key(node)) + ":")
+            self.field_text(text, node)
+        text.const("}")
 
-    def field_expr(self, node: FieldNode) -> str:
-        resource, name, pk = self.resource, node.name.value, "r[0]"
-        url = f"B + {resource.route + '/'!r} + str({pk}) + '/'"
-        if name == "id":
-            return pk
-        if name == "__typename":
-            return repr(resource.type_name)
-        if name == "object_type":
-            return repr(resource.object_type)
-        if name == "url":
-            return url
+    def value(self, text: JsonText, code: str) -> None:
+        """A value rendered by Python code over the row's columns."""
+        text.py(f"_text({code})")
+
+    def field_text(self, text: JsonText, node: FieldNode) -> None:
+        resource, name = self.resource, node.name.value
+        own_id = F("pk")
+        if name in ("id", "url", "object_type", "__typename"):
+            return self.reference_field(text, name)
         if name == "notes_url" and resource.has_notes:
-            return f"{url} + 'notes/'"
+            text.const(f'"{jsonsql.BASE_MARK}{resource.route}/')
+            text.sql(jsonsql.IdText(own_id))
+            return text.const('/notes/"')
         if name == "custom_fields" and resource.has_custom_fields:
-            return self.json_col("_custom_field_data")
+            return self.json_column(text, "_custom_field_data")
         if name == "display":
             if resource.is_tree:
-                return f"{self.tree_slot()}.get({pk}, _NOPATH)[0]"
+                return text.py(f"{self.tree_slot()}.get(r[0], _NOPATH)[0]")
+            if resource.display.columns == ("name",) and resource.display.render is str:
+                return text.sql(jsonsql.json_value(resource.model._meta.get_field("name"), F("name")))
             render = self.constant(resource.display.render)
-            return f"{render}({', '.join(self.col(c) for c in resource.display.columns)})"
+            return self.value(text, f"{render}({', '.join(self.col(c) for c in resource.display.columns)})")
         if name == "tree_depth" and resource.is_tree:
-            return f"{self.tree_slot()}.get({pk}, _NOPATH)[1]"
+            return text.py(f"{self.tree_slot()}.get(r[0], _NOPATH)[1]")
         if name in resource.counts:
-            alias = f"_count_{name}"
-            self.annotations[alias] = query.count_expression(resource, name)
-            return self.col(alias)
+            return text.sql(Cast(query.count_expression(resource, name), TextField()))
         if name in resource.timestamps:
-            return self.col(name)
+            return self.scalar(text, resource.model._meta.get_field(name))
         spec = next((f for f in resource.fields if f.name == name), None)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
         if spec.kind == COMPUTED:
             columns = ", ".join(self.col(c) for c in spec.computed.columns)
-            return f"{self.constant(spec.computed.render)}({columns})"
+            return self.value(text, f"{self.constant(spec.computed.render)}({columns})")
         if spec.kind == FOREIGN_KEY:
-            return self.related_expr(resource_for(spec.target), node, self.col(f"{name}_id"))
+            return self.related(text, resource_for(spec.target), node, jsonsql.IdText(F(f"{name}_id")))
         if spec.kind == CONTENT_TYPE:
-            app, model = self.col(f"{name}__app_label"), self.col(f"{name}__model")
-            return f"(None if {app} is None else {app} + '.' + {model})"
+            label = jsonsql.Cat(F(f"{name}__app_label"), jsonsql.const("."), F(f"{name}__model"))
+            return text.sql(jsonsql.or_null(jsonsql.JsonString(label)))
         if spec.kind == GENERIC:
             type_field, id_field = spec.columns
             keys = [(_response_key(n), n.name.value) for n in _fields(node.selection_set)]
@@ -176,54 +264,71 @@ class ObjectPlan:
                 raise Unsupported("generic relation field")
             app, model = self.col(f"{type_field}__app_label"), self.col(f"{type_field}__model")
             label = f"(None if {app} is None else {app} + '.' + {model})"
-            return f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})"
+            return self.value(text, f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})")
         if spec.kind in LIST_KINDS:
-            return f"(P[{self.list_slot(spec, node)!r}].get({pk}) or [])"
+            return self.list_field(text, spec, node)
         if isinstance(spec.model_field, models.JSONField):
-            return self.json_col(name)
-        _, converter = scalar_for(spec.model_field)
-        column = self.col(name)
-        if converter is None:
-            return column
-        return f"(None if {column} is None else {self.constant(converter)}({column}))"
+            return self.json_column(text, name)
+        return self.scalar(text, spec.model_field)
 
-    def json_col(self, path: str) -> str:
-        """A JSON column read as text and parsed with orjson (several times faster than json)."""
-        alias = f"_json_{path}"
-        self.annotations[alias] = Cast(F(path), TextField())
-        column = self.col(alias)
-        return f"(None if {column} is None else _json_loads({column}))"
+    def reference_field(self, text: JsonText, name: str) -> None:
+        """id, url, object_type and __typename of the object itself."""
+        resource, id_text = self.resource, jsonsql.IdText(F("pk"))
+        if name == "id":
+            text.const('"')
+            text.sql(id_text)
+            text.const('"')
+        elif name == "url":
+            text.const(f'"{jsonsql.BASE_MARK}{resource.route}/')
+            text.sql(id_text)
+            text.const('/"')
+        else:
+            text.const(
+                jsonsql.json_const(resource.object_type if name == "object_type" else resource.type_name)
+            )
+
+    def scalar(self, text: JsonText, field: models.Field) -> None:
+        sql = jsonsql.json_value(field, F(field.attname))
+        if sql is not None:
+            return text.sql(sql)
+        _, converter = scalar_for(field)
+        column = self.col(field.name)
+        if converter is None:
+            return self.value(text, column)
+        return text.py(f"('null' if {column} is None else _text({self.constant(converter)}({column})))")
+
+    def json_column(self, text: JsonText, path: str) -> None:
+        """A JSON column read as text; Python re-encodes it compactly (orjson, no spaces)."""
+        column = self.col(f"_doc_{path}", Cast(F(path), TextField()))
+        text.py(
+            f"('null' if {column} is None else '{{}}' if {column} == '{{}}' else _text(_json_loads({column})))"
+        )
 
     def tree_slot(self) -> str:
-        """Tree labels and depths come from each row's parent and name, walked per page."""
+        """Tree labels and depths (as JSON text) come from each row's parent and name, walked per page."""
         self.tree = True
-        self.col("parent_id")
+        self.col("_parent", jsonsql.IdText(F("parent_id")))
         self.col("name")
         return "P['tree']"
 
-    def related_expr(self, target: Resource, node: FieldNode, id_expr: str) -> str:
-        """A related object: built in place when only its reference is asked for, else loaded."""
-        selected = _fields(node.selection_set)
-        if all(n.name.value in REFERENCE_FIELDS and not n.arguments for n in selected):
-            values = {
-                "id": id_expr,
-                "object_type": repr(target.object_type),
-                "url": f"B + {target.route + '/'!r} + str({id_expr}) + '/'",
-                "__typename": repr(target.type_name),
-            }
-            parts = ", ".join(f"{_response_key(n)!r}: {values[n.name.value]}" for n in selected)
-            return f"(None if {id_expr} is None else {{{parts}}})"
+    def related(self, text: JsonText, target: Resource, node: FieldNode, id_text) -> None:
+        """A related object: its reference written by the database, or its plan's text loaded."""
+        if _is_reference(node):
+            return text.sql(
+                jsonsql.or_null(reference_text(target, _fields(node.selection_set), id_text).expression())
+            )
         slot = f"load{len(self.loads)}"
-        self.loads[slot] = (ObjectPlan(target, node.selection_set), int(id_expr[2:-1]))
-        return f"P[{slot!r}].get({id_expr})"
+        column = self.col(f"_{slot}", id_text)
+        self.loads[slot] = (ObjectPlan(target, node.selection_set), self.columns.index(f"_{slot}"))
+        return text.py(f"P[{slot!r}].get({column}, 'null')")
 
-    def list_slot(self, spec, node: FieldNode) -> str:
-        """A list of related objects: one query for the page's (owner, member) pairs."""
-        slot = f"list{len(self.lists)}"
+    def list_field(self, text: JsonText, spec, node: FieldNode) -> None:
+        """A list of related objects: written by the database in a correlated subquery when it
+        can write the members, else loaded for the whole page with one query of pairs."""
         if spec.kind == REVERSE:  # objects whose foreign key points here: their own table pairs them
             through, source = spec.target, spec.model_field.attname
-            columns, order = (source, "id"), tuple(query.default_order(spec.target))
-            members = MemberPlan.compile(resource_for(spec.target), node)
+            order = tuple(query.default_order(spec.target))
+            members = MemberPlan.compile(resource_for(spec.target), node, "pk")
         else:
             through = getattr(self.resource.model, spec.name).through
             source = f"{self.resource.model._meta.model_name}_id"
@@ -231,36 +336,79 @@ class ObjectPlan:
                 f.name for f in through._meta.get_fields() if f.many_to_one and f.related_model is spec.target
             )
             if spec.kind == CONTENT_TYPES:
-                columns = (source, f"{member}__app_label", f"{member}__model")
-                order = columns[1:]
-                members = MemberPlan(None, None, lambda r, B, P: f"{r[1]}.{r[2]}", {})
+                order = (f"{member}__app_label", f"{member}__model")
+                label = jsonsql.Cat(F(order[0]), jsonsql.const("."), F(order[1]))
+                members = MemberPlan(None, jsonsql.JsonString(label))
             else:
-                columns = (source, f"{member}_id")
                 order = tuple(_related_order(member, o) for o in query.default_order(spec.target))
-                members = MemberPlan.compile(resource_for(spec.target), node)
+                members = MemberPlan.compile(resource_for(spec.target), node, f"{member}_id")
+        manager = through._default_manager
+        if members.plan is None:
+            items = manager.filter(**{source: OuterRef("pk")}).order_by(*order).annotate(_j=members.column)
+            return text.sql(jsonsql.JsonList(Subquery(items.values("_j"))))
 
         def load(ids, base):
             pairs = list(
-                through.objects.filter(**{f"{source}__any": ids})
+                manager.filter(**{f"{source}__any": ids})
                 .order_by(source, *order)
-                .values_list(*columns)
+                .annotate(_owner=jsonsql.IdText(F(source)), _member=members.column)
+                .values_list("_owner", "_member")
             )
             return members.group(pairs, base)
 
+        slot = f"list{len(self.lists)}"
         self.lists[slot] = load
-        return slot
+        return text.py(f"P[{slot!r}].get(r[0], '[]')")
 
     # -- running ------------------------------------------------------------------------------
 
-    def fetch(self, queryset, base: str) -> tuple[list, dict]:
-        """The rows of `queryset` and everything their result dictionaries refer to."""
-        rows = list(queryset.values_list(*self.columns))
+    def select(self, connection) -> tuple[str, list, dict]:
+        """The plan's SELECT ... FROM ..., its parameters and column converters, compiled once
+        per database: the JSON expressions are hundreds of nodes Django would otherwise resolve
+        and compile on every request."""
+        compiled = self.compiled.get(connection.alias)
+        if compiled is None:
+            queryset = (
+                self.resource.model._default_manager.annotate(**self.annotations)
+                .values_list(*self.columns)
+                .order_by()
+            )
+            compiler = queryset.query.get_compiler(connection=connection)
+            sql, params = compiler.as_sql()
+            converters = compiler.get_converters([column for column, _, _ in compiler.select])
+            compiled = self.compiled[connection.alias] = (sql, list(params), converters, compiler)
+        return compiled
+
+    def rows(self, ids: list[str]) -> list:
+        """The plan's rows for the given ids, in their order."""
+        if not ids:
+            return []
+        connection = connections[self.resource.model._default_manager.db]
+        sql, params, converters, compiler = self.select(connection)
+        meta = self.resource.model._meta
+        column = f"{connection.ops.quote_name(meta.db_table)}.{connection.ops.quote_name(meta.pk.column)}"
+        where, where_params = jsonsql.id_in(connection, column, ids)
+        with connection.cursor() as cursor:
+            cursor.execute(f"{sql} WHERE {where}", [*params, *where_params])
+            rows = cursor.fetchall()
+        if converters:
+            rows = list(compiler.apply_converters(rows, converters))
+        if len(rows) > 1:
+            position = {pk: index for index, pk in enumerate(ids)}
+            rows.sort(key=lambda row: position[row[0]])
+        return rows
+
+    def fetch(self, ids: list[str], base: str) -> tuple[list, dict]:
+        """The rows of the given objects and everything their JSON texts refer to."""
+        rows = self.rows(ids)
         loaded: dict = {}
         if self.tree:
-            parent, name = self.columns.index("parent_id"), self.columns.index("name")
-            loaded["tree"] = query.tree_paths(
-                self.resource.model, {row[0]: (row[parent], row[name]) for row in rows}
-            )
+            parent, name = self.columns.index("_parent"), self.columns.index("name")
+            paths = query.tree_paths(self.resource.model, {row[0]: (row[parent], row[name]) for row in rows})
+            loaded["tree"] = {
+                pk: (json_text(label), "null" if depth is None else str(depth))
+                for pk, (label, depth) in paths.items()
+            }
         if self.lists:
             ids = [row[0] for row in rows]
             for slot, load in self.lists.items():
@@ -270,44 +418,46 @@ class ObjectPlan:
         return rows, loaded
 
     def load(self, ids: set, base: str) -> dict:
-        """{id: result} for the given ids (related objects are shown whatever the list's filters)."""
+        """{id: JSON text} for the given ids (related objects show whatever the list's filters)."""
         ids.discard(None)
-        if not ids:
-            return {}
-        queryset = self.resource.model._default_manager.filter(pk__any=list(ids))
-        if self.annotations:
-            queryset = queryset.annotate(**self.annotations)
-        rows, loaded = self.fetch(queryset, base)
+        rows, loaded = self.fetch(list(ids), base)
         item = self.item
         return {row[0]: item(row, base, loaded) for row in rows}
 
 
-@dataclass
-class MemberPlan:
-    """Builds the members of a many-to-many list from (owner id, member id) pairs."""
+def json_text(value) -> str:
+    """JSON text of a Python value, encoded as the responses encode it."""
+    return dumps(value).decode()
 
-    target: Resource | None
-    plan: ObjectPlan | None
-    build: object
-    namespace: dict
+
+class MemberPlan:
+    """Builds the JSON lists of many-to-many members from (owner id, member) pairs.
+
+    `column` is what the pair query reads for a member: its JSON text when the database can
+    write it (references, content types), else its id, for a nested plan to load."""
+
+    def __init__(self, plan: ObjectPlan | None, column):
+        self.plan = plan
+        self.column = column
 
     @classmethod
-    def compile(cls, target: Resource, node: FieldNode) -> MemberPlan:
-        holder = ObjectPlan.__new__(ObjectPlan)  # only its related_expr, over a pair row
-        holder.loads, holder.columns = {}, []
-        expression = ObjectPlan.related_expr(holder, target, node, "r[1]")
-        namespace: dict = {}
-        build = eval(f"lambda r, B, P: {expression}", namespace)  # noqa: S307 - generated from the schema
-        plan = holder.loads["load0"][0] if holder.loads else None
-        return cls(target, plan, build, namespace)
+    def compile(cls, target: Resource, node: FieldNode, id_path: str) -> MemberPlan:
+        id_text = jsonsql.IdText(F(id_path))
+        if _is_reference(node):
+            return cls(None, reference_text(target, _fields(node.selection_set), id_text).expression())
+        return cls(ObjectPlan(target, node.selection_set), id_text)
 
     def group(self, pairs: list, base: str) -> dict:
-        loaded = {"load0": self.plan.load({p[1] for p in pairs}, base)} if self.plan else {}
+        if self.plan is not None:
+            loaded = self.plan.load({member for _, member in pairs}, base)
+            pairs = [(owner, loaded[member]) for owner, member in pairs]
         grouped: dict = {}
-        build = self.build
-        for pair in pairs:
-            grouped.setdefault(pair[0], []).append(build(pair, base, loaded))
-        return grouped
+        for owner, member in pairs:
+            grouped.setdefault(owner, []).append(member)
+        return {
+            owner: f"[{','.join(members)}]".replace(jsonsql.BASE_MARK, base)
+            for owner, members in grouped.items()
+        }
 
 
 @dataclass
@@ -330,13 +480,16 @@ class RootPlan:
         if self.kind in ("create", "update"):
             # Written objects are read back through the plan, in input order.
             written = perform(self.kind, self.resource, context, arguments)
-            loaded = plan.load({obj.pk for obj in written}, context.base_url)
-            return [loaded[obj.pk] for obj in written]
+            loaded = plan.load({str(obj.pk) for obj in written}, context.base_url)
+            return [orjson.Fragment(loaded[str(obj.pk)]) for obj in written]
+        # The page (filters, permissions, order, limit) is one small query for ids; the plan
+        # renders exactly those rows.
+        ids = {"_id": jsonsql.IdText(F("pk"))}
         if self.kind == "list":
-            queryset = query.list_queryset(self.resource, user, arguments, plan.annotations)
+            page = query.list_queryset(self.resource, user, arguments, ids)
         else:
-            queryset = query.single_queryset(self.resource, user, arguments["id"], plan.annotations)
-        rows, loaded = plan.fetch(queryset, context.base_url)
+            page = query.single_queryset(self.resource, user, arguments["id"], ids)
+        rows, loaded = plan.fetch(list(page.values_list("_id", flat=True)), context.base_url)
         built = plan.build(rows, context.base_url, loaded)
         if self.kind == "single":
             return built[0] if built else None

@@ -9,10 +9,11 @@ from __future__ import annotations
 from functools import cache
 
 from django.conf import settings
-from django.db.models import Count, Field, ForeignKey, IntegerField, Lookup, OuterRef, Subquery, Value
+from django.db.models import Count, F, Field, ForeignKey, IntegerField, Lookup, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from .filters import Filter, FilterError, apply_filters, build_filters
+from .jsonsql import IdText
 from .registry import FOREIGN_KEY, SCALAR, Resource
 
 PAGING_ARGUMENTS = ("limit", "offset", "order_by")
@@ -146,12 +147,16 @@ TREE_ARROW = " → "
 
 
 def tree_paths(model, nodes: dict) -> dict:
-    """{id: (display path, depth)} for the given {id: (parent id, name)}, loading the ancestors
+    """{id: (display path, depth)} for the given {id: (parent id, name)} (ids as text), loading the ancestors
     level by level (a handful of small queries: trees are shallow and ancestors shared)."""
     known = dict(nodes)
     missing = {parent for parent, _ in known.values()} - known.keys() - {None}
     while missing:
-        rows = model._default_manager.filter(pk__any=list(missing)).values_list("pk", "parent_id", "name")
+        rows = (
+            model._default_manager.filter(pk__any=list(missing))
+            .annotate(_id=IdText(F("pk")), _parent=IdText(F("parent_id")))
+            .values_list("_id", "_parent", "name")
+        )
         known.update((pk, (parent, name)) for pk, parent, name in rows)
         missing = {parent for parent, _ in known.values()} - known.keys() - {None}
     paths: dict = {}

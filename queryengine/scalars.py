@@ -10,10 +10,26 @@ import decimal
 import uuid
 
 import graphene
+import orjson
 from django.db import models
 from django.utils.dateparse import parse_date, parse_datetime
 from graphene.types.generic import GenericScalar
 from graphql.language import ast
+
+JSON_OPTIONS = orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
+
+
+def _json_default(value):
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def dumps(data, pretty: bool = False) -> bytes:
+    """The one JSON encoder of responses (and of values the compiled plans render in Python)."""
+    return orjson.dumps(
+        data, default=_json_default, option=JSON_OPTIONS | (orjson.OPT_INDENT_2 if pretty else 0)
+    )
 
 
 def _identity(value):

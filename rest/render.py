@@ -3,23 +3,10 @@
 from __future__ import annotations
 
 import html
-from decimal import Decimal
 
-import orjson
 from django.http import HttpResponse
 
-JSON_OPTIONS = orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
-
-
-def _default(value):
-    if isinstance(value, Decimal):
-        return float(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
-def dumps(data, pretty: bool = False) -> bytes:
-    return orjson.dumps(data, default=_default, option=JSON_OPTIONS | (orjson.OPT_INDENT_2 if pretty else 0))
-
+from queryengine.scalars import dumps
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title} – NetInventory API</title>

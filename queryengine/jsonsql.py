@@ -1,0 +1,155 @@
+"""SQL expressions that render column values as JSON text inside the database.
+
+A compiled plan asks the database for each object's JSON text, so the rows never become Python
+UUIDs, datetimes and dictionaries only to be encoded again. Every expression here writes exactly
+the bytes orjson writes for the same value (compact, UTC times with "Z", microseconds only when
+non-zero, the same string escapes), which the compiled-versus-generic tests check on both
+databases. Values that only Python knows how to render (decimals, JSON documents, labels from
+Python functions) stay with the plan's Python code.
+"""
+
+from __future__ import annotations
+
+import orjson
+from django.db import models
+from django.db.models import Func, TextField, Value
+from django.db.models.functions import Cast, Coalesce
+
+TEXT = TextField()
+# Stands for the request's base URL ("https://host/api/") in SQL-built text; the plan replaces it
+# per row. A raw control character never occurs in JSON text otherwise: strings escape them.
+BASE_MARK = "\x01"
+
+
+def const(text: str) -> Value:
+    return Value(text, output_field=TEXT)
+
+
+def json_const(value) -> str:
+    """The JSON text of a constant known when the plan is compiled."""
+    return orjson.dumps(value).decode()
+
+
+class Cat(Func):
+    """a || b || ...; NULL when any part is NULL (nullable parts are wrapped in `or_null`)."""
+
+    arg_joiner = " || "
+    template = "(%(expressions)s)"
+    output_field = TEXT
+
+
+def or_null(expression) -> Func:
+    return Coalesce(expression, const("null"), output_field=TEXT)
+
+
+class IdText(Func):
+    """A UUID column as canonical text (8-4-4-4-12, lower case) on every database."""
+
+    output_field = TEXT
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, template="(%(expressions)s)::text", **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # Stored as 32 hexadecimal characters.
+        sql, params = compiler.compile(self.source_expressions[0])
+        pieces = [f"substr({sql}, {start}, {length})" for start, length in ((1, 8), (9, 4), (13, 4), (17, 4))]
+        text = " || '-' || ".join([*pieces, f"substr({sql}, 21)"])
+        return f"(CASE WHEN {sql} IS NULL THEN NULL ELSE {text} END)", list(params) * 6
+
+
+class JsonString(Func):
+    output_field = TEXT
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, template="to_json(%(expressions)s)::text", **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, template="json_quote(%(expressions)s)", **extra)
+
+
+class JsonDateTime(Func):
+    """orjson's form: 2024-05-01T12:00:00.123456Z, or 2024-05-01T12:00:00Z on a whole second."""
+
+    output_field = TEXT
+
+    def as_postgresql(self, compiler, connection, **extra):
+        # One to_char; ".000000" can only be the fraction, dropped as orjson drops it.
+        template = (
+            """('"' || replace(to_char((%(expressions)s) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), """
+            """'.000000', '') || 'Z"')"""
+        )
+        return self.as_sql(compiler, connection, template=template, **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # Stored as "YYYY-MM-DD HH:MM:SS[.ffffff]" in UTC, microseconds left out when zero.
+        return self.as_sql(
+            compiler, connection, template="""('"' || replace(%(expressions)s, ' ', 'T') || 'Z"')"""
+        )
+
+
+class JsonDate(Func):
+    output_field = TEXT
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(
+            compiler, connection, template="""('"' || to_char(%(expressions)s, 'YYYY-MM-DD') || '"')"""
+        )
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, template="""('"' || %(expressions)s || '"')""")
+
+
+class JsonBool(Func):
+    template = "(CASE WHEN %(expressions)s THEN 'true' WHEN NOT %(expressions)s THEN 'false' END)"
+    output_field = TEXT
+
+    def as_sql(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return self.template.replace("%(expressions)s", sql), list(params) * 2
+
+
+class JsonList(Func):
+    """A JSON array of the JSON texts a subquery yields (in its order) in column `_j`."""
+
+    output_field = TEXT
+
+    def as_postgresql(self, compiler, connection, **extra):
+        template = "('[' || array_to_string(ARRAY(%(expressions)s), ',') || ']')"
+        return self.as_sql(compiler, connection, template=template, **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # SQLite keeps a subquery's ORDER BY when it feeds an aggregate (it is never flattened).
+        template = """('[' || COALESCE((SELECT group_concat("_j", ',') FROM (%(expressions)s)), '') || ']')"""
+        return self.as_sql(compiler, connection, template=template, **extra)
+
+
+def id_in(connection, column: str, ids: list[str]) -> tuple[str, list]:
+    """`column` is one of the given UUIDs (canonical text), as one parameter whatever their number."""
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(string_to_array(%s, ',')::uuid[])", [",".join(ids)]
+    # SQLite stores UUIDs as 32 hexadecimal characters.
+    return f"{column} IN (SELECT value FROM json_each(%s))", [
+        orjson.dumps([i.replace("-", "") for i in ids]).decode()
+    ]
+
+
+def json_value(field: models.Field, expression):
+    """The JSON text of a column, or None when only Python renders it exactly."""
+    if hasattr(field, "from_db_value"):  # converted in Python when read
+        return None
+    if isinstance(field, models.UUIDField):
+        text = Cat(const('"'), IdText(expression), const('"'))
+    elif isinstance(field, models.BooleanField):
+        text = JsonBool(expression)
+    elif isinstance(field, models.DateTimeField):
+        text = JsonDateTime(expression)
+    elif isinstance(field, models.DateField):
+        text = JsonDate(expression)
+    elif isinstance(field, models.IntegerField):
+        text = Cast(expression, TEXT)
+    elif isinstance(field, models.CharField | models.TextField) and not isinstance(field, models.JSONField):
+        text = JsonString(expression)
+    else:
+        return None
+    return or_null(text) if field.null else text

@@ -1,0 +1,77 @@
+"""The compiled plans write JSON text in the database: awkward values must come out exactly as
+the generic executor (and orjson) write them, on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+import orjson
+import pytest
+
+from inventory.dcim.models import Location
+from inventory.extras.models import Tag
+from queryengine import engine
+from queryengine.documents import detail_document, list_document, many_to_many_fields
+from queryengine.registry import resource_for
+from queryengine.scalars import dumps
+from queryengine.schema import RequestContext
+
+AWKWARD = 'quote " backslash \\ slash / tab \t newline \n bell \x07 del \x7f é € 😀 \u2028 <>&'
+
+
+@pytest.mark.parametrize("depth", [0, 1])
+@pytest.mark.parametrize(
+    "created",
+    [
+        datetime.datetime(2024, 5, 1, 12, 0, 0, tzinfo=datetime.UTC),
+        datetime.datetime(2024, 5, 1, 12, 0, 0, 120000, tzinfo=datetime.UTC),
+        datetime.datetime(1999, 12, 31, 23, 59, 59, 1, tzinfo=datetime.UTC),
+    ],
+    ids=["whole-second", "trailing-zeros", "one-microsecond"],
+)
+def test_awkward_values_are_written_exactly_as_the_generic_executor_writes_them(
+    api, sample, superuser, depth, created
+):
+    site = sample[Location][1]
+    tag = Tag.objects.create(name=AWKWARD, description=AWKWARD)
+    site.tags.add(tag)
+    Location.objects.filter(pk=site.pk).update(
+        description=AWKWARD,
+        comments="",
+        time_zone=None,
+        latitude=Decimal("-0.000100"),
+        longitude=Decimal("100.000000"),
+        asn=4294967295,
+        created=created,
+        _custom_field_data={"zeta": [1, 2.5, None, True], "alpha": {"nested": AWKWARD}},
+    )
+    resource = resource_for(Location)
+    context = RequestContext(user=superuser, base_url="http://testserver/api/")
+    many = frozenset(many_to_many_fields(resource))
+    for document, variables in (
+        (list_document(resource, depth, many, ()), {"limit": 100, "offset": 0}),
+        (detail_document(resource, depth, many), {"id": str(site.pk)}),
+    ):
+        compiled = engine.run(document, variables, context)
+        generic = engine.run(document, variables, context, compiled=False)
+        assert not compiled.errors and not generic.errors
+        assert dumps(compiled.data) == dumps(generic.data)
+
+    row = api.json(f"/api/dcim/locations/{site.pk}/", {"depth": depth})
+    assert row["description"] == AWKWARD and row["time_zone"] is None
+    assert row["latitude"] == -0.0001 and row["longitude"] == 100.0 and row["asn"] == 4294967295
+    assert row["created"] == created.isoformat().replace("+00:00", "Z")
+    assert row["custom_fields"] == {"zeta": [1, 2.5, None, True], "alpha": {"nested": AWKWARD}}
+    names = [t["name"] if depth else Tag.objects.get(pk=t["id"]).name for t in row["tags"]]
+    assert AWKWARD in names
+
+
+def test_rows_are_json_fragments_the_encoder_embeds(api, sample, superuser):
+    resource = resource_for(Location)
+    context = RequestContext(user=superuser, base_url="http://example.net/api/")
+    document = list_document(resource, 0, frozenset(many_to_many_fields(resource)), ())
+    results = engine.run(document, {"limit": 2, "offset": 0}, context).data["results"]
+    assert len(results) == 2 and all(isinstance(r, orjson.Fragment) for r in results)
+    rows = orjson.loads(dumps(results))
+    assert all(r["url"].startswith("http://example.net/api/dcim/locations/") for r in rows)
