@@ -9,11 +9,11 @@ from __future__ import annotations
 from functools import cache
 
 from django.conf import settings
-from django.db.models import Count, F, Field, ForeignKey, IntegerField, Lookup, OuterRef, Subquery, Value
+from django.db.models import Count, F, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from .filters import Filter, FilterError, apply_filters, build_filters
-from .jsonsql import IdText
+from .jsonsql import IdIn, IdText
 from .registry import FOREIGN_KEY, SCALAR, Resource
 
 PAGING_ARGUMENTS = ("limit", "offset", "order_by")
@@ -153,7 +153,7 @@ def tree_paths(model, nodes: dict) -> dict:
     missing = {parent for parent, _ in known.values()} - known.keys() - {None}
     while missing:
         rows = (
-            model._default_manager.filter(pk__any=list(missing))
+            model._default_manager.filter(IdIn(F("pk"), missing))
             .annotate(_id=IdText(F("pk")), _parent=IdText(F("parent_id")))
             .values_list("_id", "_parent", "name")
         )
@@ -175,27 +175,3 @@ def tree_paths(model, nodes: dict) -> dict:
         return paths.get(pk, (None, None))
 
     return {pk: path_of(pk) for pk in nodes}
-
-
-class AnyOf(Lookup):
-    """`field__any=[...]`: one array parameter on PostgreSQL (`= ANY(%s)`), where a long
-    `IN (%s, %s, ...)` list costs a parameter, and client-side parsing, per value."""
-
-    lookup_name = "any"
-
-    def as_sql(self, compiler, connection):
-        lhs, lhs_params = self.process_lhs(compiler, connection)
-        field = self.lhs.output_field
-        values = [field.get_db_prep_value(v, connection, prepared=False) for v in self.rhs]
-        if connection.vendor == "postgresql":
-            return f"{lhs} = ANY(%s)", [*lhs_params, values]
-        if not values:
-            return "1 = 0", list(lhs_params)
-        return f"{lhs} IN ({', '.join(['%s'] * len(values))})", [*lhs_params, *values]
-
-    def get_prep_lookup(self):
-        return list(self.rhs)
-
-
-Field.register_lookup(AnyOf)
-ForeignKey.register_lookup(AnyOf)

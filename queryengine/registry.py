@@ -93,13 +93,11 @@ class Resource:
     natural_key: str | None = "name"  # a unique field that identifies an object by value
     read_only: tuple[str, ...] = ()  # shown but never written by clients
     owner_field: str | None = None  # set to the requesting user on create
-    view_permission: bool = True
+    view_permission: bool = True  # False: any signed-in user may read (their scope still applies)
     computed: dict[str, Computed] = field(default_factory=dict)  # shown before the model fields
     reverse: dict[str, str] = field(default_factory=dict)  # name -> "<Model>.<fk>" pointing here
     filters: dict[str, CustomFilter] = field(default_factory=dict)
-    search_q: Callable | None = (
-        None  # str -> Q, replacing the `search` fields' icontains  # False: any signed-in user may read (their scope still applies)
-    )
+    search_q: Callable | None = None  # str -> Q, replacing the `search` fields' icontains
 
     @property
     def app_label(self) -> str:

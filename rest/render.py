@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+import orjson
 from django.http import HttpResponse
 
 from queryengine.scalars import dumps
@@ -21,7 +22,8 @@ def render(request, data, status: int, fmt: str, headers: dict) -> HttpResponse:
     if data is None:
         response = HttpResponse(status=status)
     elif fmt == "html":
-        pretty = html.escape(dumps(data, pretty=True).decode())
+        # Parsed once more so that rows the plans wrote as JSON text are indented too.
+        pretty = html.escape(dumps(orjson.loads(dumps(data)), pretty=True).decode())
         # Make the URLs in the page followable.
         pretty = _link_urls(pretty)
         title = request.path.strip("/").split("/")[-1].replace("-", " ").title() or "API"

@@ -75,3 +75,10 @@ def test_rows_are_json_fragments_the_encoder_embeds(api, sample, superuser):
     assert len(results) == 2 and all(isinstance(r, orjson.Fragment) for r in results)
     rows = orjson.loads(dumps(results))
     assert all(r["url"].startswith("http://example.net/api/dcim/locations/") for r in rows)
+
+
+def test_browser_page_indents_rows_the_database_wrote(api, sample):
+    response = api.get("/api/dcim/locations/", {"limit": 1}, HTTP_ACCEPT="text/html")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/html")
+    # Each field of the row on its own line, indented inside the results list.
+    assert "\n      &quot;object_type&quot;: &quot;dcim.location&quot;," in response.content.decode()
