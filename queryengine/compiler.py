@@ -13,9 +13,11 @@ resolvers) return None and run on the generic executor.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import orjson
+import psycopg
 from django.db import connections, models
 from django.db.models import F, TextField
 from django.db.models.functions import Cast
@@ -29,6 +31,7 @@ from graphql import (
     OperationType,
 )
 from graphql.execution.values import get_argument_values, get_variable_values
+from psycopg.types.string import StrDumper
 
 from . import jsonsql, query
 from .mutations import mutation_fields, perform
@@ -47,7 +50,7 @@ from .registry import (
 )
 from .scalars import dumps, scalar_for
 
-_NO_TREE_PATH = ("null", "null")
+_NO_TREE_PATH = (b"null", b"null")
 
 
 class Unsupported(Exception):
@@ -154,21 +157,31 @@ class ObjectPlan:
         self.loads: dict[str, tuple[ObjectPlan, int]] = {}  # slot -> (plan, column holding the id)
         self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: JSON text}
         self.tree = False  # whether this resource's tree paths are needed
-        self.compiled: dict[str, tuple] = {}  # database alias -> select()
+        self.query = PreparedQuery(
+            resource.model,
+            lambda: (
+                resource.model._default_manager.filter(jsonsql.IdIn(F("pk")))
+                .annotate(**self.annotations)
+                .values_list(*self.columns)
+                .order_by()
+            ),
+        )
         self.namespace: dict[str, object] = {
             "_gref": _generic_ref_projection,
             "_NOPATH": _NO_TREE_PATH,
             "_json_loads": orjson.loads,
             "_text": json_text,
-            "_MARK": jsonsql.BASE_MARK,
+            "_MARK": jsonsql.BASE_MARK.encode(),
             "_Fragment": orjson.Fragment,
         }
         text = JsonText()
         self.object_text(text, selection_set)
         expression = self.python(text)
+        # B is the base URL; the texts carry a mark for it (BASE_MARK), replaced once per object.
         source = (
-            f"def item(r, B, P):\n    return ({expression}).replace(_MARK, B)\n"
-            f"def build(rows, B, P):\n    return [_Fragment(({expression}).replace(_MARK, B)) for r in rows]\n"
+            f"def item(r, B, P):\n    return {expression}.replace(_MARK, B.encode())\n"
+            f"def build(rows, B, P):\n    BB = B.encode()\n"
+            f"    return [_Fragment({expression}.replace(_MARK, BB)) for r in rows]\n"
         )
         exec(compile(source, f"<plan {resource.list_field}>", "exec"), self.namespace)  # noqa: S102
         self.build = self.namespace["build"]
@@ -190,7 +203,8 @@ class ObjectPlan:
         return name
 
     def python(self, text: JsonText) -> str:
-        """Python code joining the text: SQL runs become one annotated column each."""
+        """Python code joining the text as UTF-8 bytes (what the response holds, so no text is
+        decoded and encoded again): SQL runs become one annotated column each."""
         code, run = [], []
 
         def flush():
@@ -198,9 +212,9 @@ class ObjectPlan:
                 piece = JsonText()
                 for p in run:
                     piece.const(p) if isinstance(p, str) else piece.sql(p)
-                code.append(self.col(f"_json{len(self.annotations)}", piece.expression()))
+                code.append(self.col(f"_json{len(self.annotations)}", jsonsql.JsonBytes(piece.expression())))
             elif run:
-                code.append(repr("".join(run)))
+                code.append(repr("".join(run).encode()))
             run.clear()
 
         for part in text.parts:
@@ -210,7 +224,7 @@ class ObjectPlan:
             else:
                 run.append(part)
         flush()
-        return " + ".join(code) or "''"
+        return f"b''.join(({', '.join(code)},))"
 
     def object_text(self, text: JsonText, selection_set) -> None:
         for index, node in enumerate(_fields(selection_set)):
@@ -297,13 +311,13 @@ class ObjectPlan:
         column = self.col(field.name)
         if converter is None:
             return self.value(text, column)
-        return text.py(f"('null' if {column} is None else _text({self.constant(converter)}({column})))")
+        return text.py(f"(b'null' if {column} is None else _text({self.constant(converter)}({column})))")
 
     def json_column(self, text: JsonText, path: str) -> None:
         """A JSON column read as text; Python re-encodes it compactly (orjson, no spaces)."""
         column = self.col(f"_doc_{path}", Cast(F(path), TextField()))
         text.py(
-            f"('null' if {column} is None else '{{}}' if {column} == '{{}}' else _text(_json_loads({column})))"
+            f"(b'null' if {column} is None else b'{{}}' if {column} == '{{}}' else _text(_json_loads({column})))"
         )
 
     def tree_slot(self) -> str:
@@ -322,7 +336,7 @@ class ObjectPlan:
         slot = f"load{len(self.loads)}"
         column = self.col(f"_{slot}", id_text)
         self.loads[slot] = (ObjectPlan(target, node.selection_set), self.columns.index(f"_{slot}"))
-        return text.py(f"P[{slot!r}].get({column}, 'null')")
+        return text.py(f"P[{slot!r}].get({column}, b'null')")
 
     def list_field(self, text: JsonText, spec, node: FieldNode) -> None:
         """A list of related objects, loaded for the whole page with one query of (owner, member)
@@ -340,59 +354,34 @@ class ObjectPlan:
             if spec.kind == CONTENT_TYPES:
                 order = (f"{member}__app_label", f"{member}__model")
                 label = jsonsql.Cat(F(order[0]), jsonsql.const("."), F(order[1]))
-                members = MemberPlan(None, jsonsql.JsonString(label))
+                members = MemberPlan(None, jsonsql.JsonBytes(jsonsql.JsonString(label)))
             else:
                 order = tuple(_related_order(member, o) for o in query.default_order(spec.target))
                 members = MemberPlan.compile(resource_for(spec.target), node, f"{member}_id")
-        manager = through._default_manager
-
-        def load(ids, base):
-            # One query for the page (cheaper than a correlated subquery per row).
-            pairs = list(
-                manager.filter(jsonsql.IdIn(F(source), ids))
-                .order_by(source, *order)
+        # One query for the page (cheaper than a correlated subquery per row). Members come in
+        # their own order; grouping by owner keeps it.
+        pairs = PreparedQuery(
+            through,
+            lambda: (
+                through._default_manager.filter(jsonsql.IdIn(F(source)))
+                .order_by(*order)
                 .annotate(_owner=jsonsql.IdText(F(source)), _member=members.column)
                 .values_list("_owner", "_member")
-            )
-            return members.group(pairs, base)
+            ),
+        )
+
+        def load(ids, base):
+            return members.group(pairs.rows(ids), base)
 
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
-        return text.py(f"P[{slot!r}].get(r[0], '[]')")
+        return text.py(f"P[{slot!r}].get(r[0], b'[]')")
 
     # -- running ------------------------------------------------------------------------------
 
-    def select(self, connection) -> tuple[str, list, dict]:
-        """The plan's SELECT ... FROM ..., its parameters and column converters, compiled once
-        per database: the JSON expressions are hundreds of nodes Django would otherwise resolve
-        and compile on every request."""
-        compiled = self.compiled.get(connection.alias)
-        if compiled is None:
-            queryset = (
-                self.resource.model._default_manager.annotate(**self.annotations)
-                .values_list(*self.columns)
-                .order_by()
-            )
-            compiler = queryset.query.get_compiler(connection=connection)
-            sql, params = compiler.as_sql()
-            converters = compiler.get_converters([column for column, _, _ in compiler.select])
-            compiled = self.compiled[connection.alias] = (sql, list(params), converters, compiler)
-        return compiled
-
     def rows(self, ids: list[str]) -> list:
         """The plan's rows for the given ids, in their order."""
-        if not ids:
-            return []
-        connection = connections[self.resource.model._default_manager.db]
-        sql, params, converters, compiler = self.select(connection)
-        meta = self.resource.model._meta
-        column = f"{connection.ops.quote_name(meta.db_table)}.{connection.ops.quote_name(meta.pk.column)}"
-        where, where_params = jsonsql.id_in(connection, column, ids)
-        with connection.cursor() as cursor:
-            cursor.execute(f"{sql} WHERE {where}", [*params, *where_params])
-            rows = cursor.fetchall()
-        if converters:
-            rows = list(compiler.apply_converters(rows, converters))
+        rows = self.query.rows(ids)
         if len(rows) > 1:
             position = {pk: index for index, pk in enumerate(ids)}
             rows.sort(key=lambda row: position[row[0]])
@@ -406,7 +395,7 @@ class ObjectPlan:
             parent, name = self.columns.index("_parent"), self.columns.index("name")
             paths = query.tree_paths(self.resource.model, {row[0]: (row[parent], row[name]) for row in rows})
             loaded["tree"] = {
-                pk: (json_text(label), "null" if depth is None else str(depth))
+                pk: (json_text(label), b"null" if depth is None else b"%d" % depth)
                 for pk, (label, depth) in paths.items()
             }
         if self.lists:
@@ -425,9 +414,53 @@ class ObjectPlan:
         return {row[0]: item(row, base, loaded) for row in rows}
 
 
-def json_text(value) -> str:
+class PreparedQuery:
+    """A queryset for an id set, compiled to SQL once per database: a plan's JSON expressions
+    are hundreds of nodes Django would otherwise resolve and compile on every request."""
+
+    def __init__(self, model, make_queryset):
+        self.model = model
+        self.make_queryset = make_queryset  # called on first use, when the plan is complete
+        self.compiled: dict[str, tuple] = {}  # database alias -> (sql, params, converters, compiler)
+
+    def rows(self, ids) -> list:
+        if not ids:
+            return []
+        connection = connections[self.model._default_manager.db]
+        compiled = self.compiled.get(connection.alias)
+        if compiled is None:
+            compiler = self.make_queryset().query.get_compiler(connection=connection)
+            sql, params = compiler.as_sql()
+            converters = compiler.get_converters([column for column, _, _ in compiler.select])
+            compiled = self.compiled[connection.alias] = (sql, params, converters, compiler)
+        sql, params, converters, compiler = compiled
+        value = jsonsql.ids_parameter(connection, ids)
+        rows = fetch_all(connection, sql, [value if p is jsonsql.IDS else p for p in params])
+        return list(compiler.apply_converters(rows, converters)) if converters else rows
+
+
+def fetch_all(connection, sql: str, params: list) -> list:
+    """Every row of a query. PostgreSQL sends them in binary format, in which bytea (JsonBytes)
+    arrives as the bytes themselves instead of as hexadecimal text; Django's cursors bind
+    parameters client-side and so read text only."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    connection.ensure_connection()
+    start = time.monotonic()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.adapters.register_dumper(str, StrDumper)  # typed text, as Django's SQL expects
+        cursor.execute(sql, params, binary=True)
+        rows = cursor.fetchall()
+    if connection.queries_logged:  # what Django's debug cursor records (DEBUG, query-count tests)
+        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
+    return rows
+
+
+def json_text(value) -> bytes:
     """JSON text of a Python value, encoded as the responses encode it."""
-    return dumps(value).decode()
+    return dumps(value)
 
 
 class MemberPlan:
@@ -444,7 +477,8 @@ class MemberPlan:
     def compile(cls, target: Resource, node: FieldNode, id_path: str) -> MemberPlan:
         id_text = jsonsql.IdText(F(id_path))
         if _is_reference(node):
-            return cls(None, reference_text(target, _fields(node.selection_set), id_text).expression())
+            reference = reference_text(target, _fields(node.selection_set), id_text).expression()
+            return cls(None, jsonsql.JsonBytes(reference))
         return cls(ObjectPlan(target, node.selection_set), id_text)
 
     def group(self, pairs: list, base: str) -> dict:
@@ -454,10 +488,8 @@ class MemberPlan:
         grouped: dict = {}
         for owner, member in pairs:
             grouped.setdefault(owner, []).append(member)
-        return {
-            owner: f"[{','.join(members)}]".replace(jsonsql.BASE_MARK, base)
-            for owner, members in grouped.items()
-        }
+        # Base-URL marks stay: the owner's text is replaced as a whole.
+        return {owner: b"[" + b",".join(members) + b"]" for owner, members in grouped.items()}
 
 
 @dataclass

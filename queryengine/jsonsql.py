@@ -42,6 +42,21 @@ def or_null(expression) -> Func:
     return Coalesce(expression, const("null"), output_field=TEXT)
 
 
+class JsonBytes(Func):
+    """JSON text handed to Python as UTF-8 bytes, the form responses are sent in: no text is
+    decoded to str only to be encoded again."""
+
+    output_field = models.BinaryField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        # bytea reaches Python as the raw bytes when results are read in binary format.
+        return self.as_sql(compiler, connection, template="convert_to(%(expressions)s, 'UTF8')", **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # The same bytes (the database is UTF-8), typed so that sqlite3 returns bytes.
+        return self.as_sql(compiler, connection, template="CAST(%(expressions)s AS BLOB)", **extra)
+
+
 class IdText(Func):
     """A UUID column as canonical text (8-4-4-4-12, lower case) on every database."""
 
@@ -109,31 +124,37 @@ class JsonBool(Func):
         return self.template.replace("%(expressions)s", sql), list(params) * 2
 
 
-def id_in(connection, column: str, ids: list[str]) -> tuple[str, list]:
-    """`column` is one of the given UUIDs (canonical text), as one parameter whatever their number."""
+# Stands for the id set a prepared query is run for: a parameter filled at each execution.
+IDS = object()
+
+
+def ids_parameter(connection, ids) -> str:
+    """The one parameter that carries an id set (canonical UUID text), whatever its size."""
     if connection.vendor == "postgresql":
-        # A set the planner need not estimate value by value (a long `= ANY(array)` costs ms to plan).
-        return f"{column} IN (SELECT unnest(string_to_array(%s, ',')::uuid[]))", [",".join(ids)]
+        return ",".join(ids)
     # SQLite stores UUIDs as 32 hexadecimal characters.
-    return f"{column} IN (SELECT value FROM json_each(%s))", [
-        orjson.dumps([i.replace("-", "") for i in ids]).decode()
-    ]
+    return orjson.dumps([i.replace("-", "") for i in ids]).decode()
 
 
 class IdIn(Func):
-    """A filter: the UUID column is one of the given ids (canonical text), one parameter in all."""
+    """A filter: the UUID column is one of the given ids (canonical text), one parameter in all.
+    Without ids it leaves a slot (IDS) that each execution of a prepared query fills."""
 
     conditional = True
     output_field = models.BooleanField()
 
-    def __init__(self, expression, ids: list[str]):
+    def __init__(self, expression, ids=None):
         super().__init__(expression)
-        self.ids = list(ids)
+        self.ids = None if ids is None else list(ids)
 
     def as_sql(self, compiler, connection, **extra):
         sql, params = compiler.compile(self.source_expressions[0])
-        where, where_params = id_in(connection, sql, self.ids)
-        return where, [*params, *where_params]
+        if connection.vendor == "postgresql":
+            # A set the planner need not estimate value by value (a long `= ANY(array)` costs ms to plan).
+            where = f"{sql} IN (SELECT unnest(string_to_array(%s, ',')::uuid[]))"
+        else:
+            where = f"{sql} IN (SELECT value FROM json_each(%s))"
+        return where, [*params, IDS if self.ids is None else ids_parameter(connection, self.ids)]
 
 
 def json_value(field: models.Field, expression):
