@@ -466,25 +466,32 @@ def json_text(value) -> bytes:
 class MemberPlan:
     """Builds the JSON lists of many-to-many members from (owner id, member) pairs.
 
-    `column` is what the pair query reads for a member: its JSON text when the database can
-    write it (references, content types), else its id, for a nested plan to load."""
+    `column` is what the pair query reads for a member: its id, or its JSON text when the
+    database writes it (content types). A member shown as a reference is written once per
+    distinct member from `reference` (text pieces around its id), a fuller one by a nested plan.
+    """
 
-    def __init__(self, plan: ObjectPlan | None, column):
+    def __init__(self, plan: ObjectPlan | None, column, reference: list | None = None):
         self.plan = plan
         self.column = column
+        self.reference = reference
 
     @classmethod
     def compile(cls, target: Resource, node: FieldNode, id_path: str) -> MemberPlan:
         id_text = jsonsql.IdText(F(id_path))
         if _is_reference(node):
-            reference = reference_text(target, _fields(node.selection_set), id_text).expression()
-            return cls(None, jsonsql.JsonBytes(reference))
+            pieces = reference_text(target, _fields(node.selection_set), None).parts
+            return cls(None, id_text, [p.encode() if isinstance(p, str) else None for p in pieces])
         return cls(ObjectPlan(target, node.selection_set), id_text)
 
     def group(self, pairs: list, base: str) -> dict:
-        if self.plan is not None:
-            loaded = self.plan.load({member for _, member in pairs}, base)
-            pairs = [(owner, loaded[member]) for owner, member in pairs]
+        if self.plan is not None or self.reference is not None:
+            members = {member for _, member in pairs}
+            if self.plan is not None:
+                texts = self.plan.load(members, base)
+            else:
+                texts = {m: b"".join(m.encode() if p is None else p for p in self.reference) for m in members}
+            pairs = [(owner, texts[member]) for owner, member in pairs]
         grouped: dict = {}
         for owner, member in pairs:
             grouped.setdefault(owner, []).append(member)
