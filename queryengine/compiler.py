@@ -170,7 +170,7 @@ class ObjectPlan:
             "_gref": _generic_ref_projection,
             "_NOPATH": _NO_TREE_PATH,
             "_json_loads": orjson.loads,
-            "_text": json_text,
+            "_text": dumps,
             "_MARK": jsonsql.BASE_MARK.encode(),
             "_Fragment": orjson.Fragment,
         }
@@ -395,7 +395,7 @@ class ObjectPlan:
             parent, name = self.columns.index("_parent"), self.columns.index("name")
             paths = query.tree_paths(self.resource.model, {row[0]: (row[parent], row[name]) for row in rows})
             loaded["tree"] = {
-                pk: (json_text(label), b"null" if depth is None else b"%d" % depth)
+                pk: (dumps(label), b"null" if depth is None else b"%d" % depth)
                 for pk, (label, depth) in paths.items()
             }
         if self.lists:
@@ -456,11 +456,6 @@ def fetch_all(connection, sql: str, params: list) -> list:
     if connection.queries_logged:  # what Django's debug cursor records (DEBUG, query-count tests)
         connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
     return rows
-
-
-def json_text(value) -> bytes:
-    """JSON text of a Python value, encoded as the responses encode it."""
-    return dumps(value)
 
 
 class MemberPlan:
