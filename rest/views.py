@@ -122,7 +122,8 @@ class Endpoint:
         except DataError as exc:  # a value the database itself refuses (e.g. its regex dialect)
             data, status = {"detail": f"Invalid value: {str(exc).strip().splitlines()[0]}"}, 400
         response = render(request, data, status, fmt, headers)
-        if request.method == "HEAD":
+        if request.method == "HEAD":  # the headers of a GET, its length included, and no body
+            response["Content-Length"] = str(len(response.content))
             response.content = b""
         return response
 

@@ -56,6 +56,19 @@ def test_headers(api):
 def test_head_has_no_body(api):
     response = api.client.head(LOCATIONS)
     assert response.status_code == 200 and response.content == b""
+    # Like the reference server: the length of the body a GET would carry.
+    assert response["Content-Length"] == str(len(api.get(LOCATIONS).content))
+
+
+def test_responses_carry_their_length(api, anonymous):
+    """Content-Length on every response (no chunked encoding): lists, errors, OPTIONS."""
+    for response in (
+        api.get(LOCATIONS, {"limit": 1000}),
+        api.get(LOCATIONS, {"no_such_filter": "x"}),
+        anonymous.get(LOCATIONS),
+        api.client.options(LOCATIONS),
+    ):
+        assert response["Content-Length"] == str(len(response.content)), response.status_code
 
 
 def test_method_not_allowed(api):
