@@ -45,6 +45,9 @@ def database_from_url(url: str) -> dict:
     raise ValueError(f"Unsupported DATABASE_URL scheme: {parsed.scheme!r}")
 
 
+# Threads per server process that run a request's independent reads at once on PostgreSQL, each
+# with its own connection beside the pool (queryengine/together.py); 0 reads in turn.
+READ_WORKERS = int(os.environ.get("READ_WORKERS") or 2)
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'netinventory.sqlite3'}"
 DATABASES = {"default": database_from_url(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3") and DATABASES["default"]["NAME"] != ":memory:":

@@ -3,6 +3,7 @@ import pytest
 from django.test import Client
 
 from inventory.users.models import User
+from queryengine import together
 
 from .builders import SUPERUSER_KEY, build_sample
 
@@ -46,3 +47,10 @@ def api(sample):
 @pytest.fixture
 def anonymous(db):
     return Api(None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def read_workers_closed(django_db_setup):
+    """Concurrent reads keep connections of their own: closed before the test database is dropped."""
+    yield
+    together.close()

@@ -1,0 +1,87 @@
+"""Concurrent reads: on PostgreSQL outside a transaction, a request's independent reads run at
+once on worker connections, and answer exactly what the same reads in turn answer."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext, override_settings
+
+from queryengine import compiler, together
+from queryengine.registry import resources
+
+from .builders import SUPERUSER_KEY, build_sample
+from .conftest import Api
+
+pytestmark = [
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="concurrent reads need PostgreSQL"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+@pytest.fixture
+def worker_calls(monkeypatch):
+    """Every page is split in halves, and the calls run on workers are counted."""
+    monkeypatch.setattr(compiler, "SPLIT_ROWS", 2)
+    calls = []
+    run_on_worker = together._on_worker
+
+    def counted(*arguments):
+        calls.append(arguments[1])
+        return run_on_worker(*arguments)
+
+    monkeypatch.setattr(together, "_on_worker", counted)
+    return calls
+
+
+def read(api, path: str, params: dict) -> tuple[bytes, int]:
+    with CaptureQueriesContext(connection) as queries:
+        response = api.get(path, params)
+    assert response.status_code == 200, response.content[:300]
+    return response.content, len(queries)
+
+
+def test_every_model_reads_the_same_at_once_and_in_turn(superuser, worker_calls):
+    sample = build_sample(superuser)
+    api = Api(SUPERUSER_KEY)
+    for resource in resources():
+        one = sample[resource.model][0]
+        for depth in (0, 1, 2):
+            for path, params in (
+                (f"/api/{resource.route}/", {"limit": 1000, "depth": depth}),
+                (f"/api/{resource.route}/{one.pk}/", {"depth": depth}),
+            ):
+                worker_calls.clear()
+                at_once, _ = read(api, path, params)
+                if "limit" in params:  # a list's count at least runs beside its rows
+                    assert worker_calls, (path, params)
+                with transaction.atomic():  # a transaction's reads all run on its connection
+                    in_turn, _ = read(api, path, params)
+                assert at_once == in_turn, (path, params)
+
+
+def test_in_a_transaction_nothing_runs_alongside(superuser, worker_calls):
+    build_sample(superuser)
+    with transaction.atomic():
+        read(Api(SUPERUSER_KEY), "/api/dcim/locations/", {"limit": 1000})
+    assert worker_calls == []
+
+
+def test_reads_at_once_are_counted_and_do_not_grow_with_the_page(superuser, worker_calls):
+    api = Api(SUPERUSER_KEY)
+    build_sample(superuser)
+    first, queries = read(api, "/api/dcim/locations/", {"limit": 1000, "depth": 1})
+    build_sample(superuser, suffix="-2")
+    second, more_queries = read(api, "/api/dcim/locations/", {"limit": 1000, "depth": 1})
+    assert len(second) > len(first) and worker_calls
+    with transaction.atomic():
+        _, in_turn = read(api, "/api/dcim/locations/", {"limit": 1000, "depth": 1})
+    # Workers' queries are counted where the request runs; the halves add one per split page.
+    assert more_queries == queries > in_turn
+
+
+@override_settings(READ_WORKERS=0)
+def test_read_workers_zero_reads_in_turn(superuser, worker_calls):
+    build_sample(superuser)
+    read(Api(SUPERUSER_KEY), "/api/dcim/locations/", {"limit": 1000})
+    assert worker_calls == []
