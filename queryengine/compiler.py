@@ -424,16 +424,18 @@ def _parts(ids: list[str]) -> list[list[str]]:
 
 
 class PreparedQuery:
-    """A queryset for an id set, compiled to SQL once per database: a plan's JSON expressions
-    are hundreds of nodes Django would otherwise resolve and compile on every request."""
+    """A queryset with one value left open (jsonsql.SLOT; an id set by default), compiled to SQL
+    once per database: a plan's JSON expressions are hundreds of nodes Django would otherwise
+    resolve and compile on every request."""
 
-    def __init__(self, model, make_queryset):
+    def __init__(self, model, make_queryset, parameter=jsonsql.ids_parameter):
         self.model = model
         self.make_queryset = make_queryset  # called on first use, when the plan is complete
+        self.parameter = parameter  # (connection, value) -> what the database is sent for the slot
         self.compiled: dict[str, tuple] = {}  # database alias -> (sql, params, converters, compiler)
 
-    def rows(self, ids) -> list:
-        if not ids:
+    def rows(self, value) -> list:
+        if not value:
             return []
         connection = connections[self.model._default_manager.db]
         compiled = self.compiled.get(connection.alias)
@@ -443,8 +445,8 @@ class PreparedQuery:
             converters = compiler.get_converters([column for column, _, _ in compiler.select])
             compiled = self.compiled[connection.alias] = (sql, params, converters, compiler)
         sql, params, converters, compiler = compiled
-        value = jsonsql.ids_parameter(connection, ids)
-        rows = fetch_all(connection, sql, [value if p is jsonsql.IDS else p for p in params])
+        value = self.parameter(connection, value)
+        rows = fetch_all(connection, sql, [value if p is jsonsql.SLOT else p for p in params])
         return list(compiler.apply_converters(rows, converters)) if converters else rows
 
 

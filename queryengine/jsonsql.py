@@ -13,6 +13,7 @@ from __future__ import annotations
 import orjson
 from django.db import models
 from django.db.models import Func, TextField, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce
 
 TEXT = TextField()
@@ -95,8 +96,14 @@ class JsonBool(Func):
         return self.template.replace("%(expressions)s", sql), list(params) * 2
 
 
-# Stands for the id set a prepared query is run for: a parameter filled at each execution.
-IDS = object()
+# Stands for the value a prepared query is run with (an id set, say): a parameter filled at each
+# execution.
+SLOT = object()
+
+
+def slot(output_field: models.Field) -> RawSQL:
+    """The value a prepared query is run with, as an expression (a filter's right-hand side)."""
+    return RawSQL("%s", [SLOT], output_field=output_field)
 
 
 def ids_parameter(connection, ids) -> str:
@@ -109,7 +116,7 @@ def ids_parameter(connection, ids) -> str:
 
 class IdIn(Func):
     """A filter: the UUID column is one of the given ids (canonical text), one parameter in all.
-    Without ids it leaves a slot (IDS) that each execution of a prepared query fills."""
+    Without ids it leaves a slot (SLOT) that each execution of a prepared query fills."""
 
     conditional = True
     output_field = models.BooleanField()
@@ -125,7 +132,7 @@ class IdIn(Func):
             where = f"{sql} IN (SELECT unnest(string_to_array(%s, ',')::uuid[]))"
         else:
             where = f"{sql} IN (SELECT value FROM json_each(%s))"
-        return where, [*params, IDS if self.ids is None else ids_parameter(connection, self.ids)]
+        return where, [*params, SLOT if self.ids is None else ids_parameter(connection, self.ids)]
 
 
 def json_value(field: models.Field, expression):

@@ -10,7 +10,7 @@ from django.utils import timezone
 from inventory.dcim.models import Location
 from inventory.extras.models import Note
 from inventory.tenancy.models import Tenant
-from inventory.users.models import Token
+from inventory.users.models import Token, User
 
 from .conftest import Api
 
@@ -222,6 +222,22 @@ class TestAuthentication:
     def test_expired_token(self, sample, superuser):
         token = Token.objects.create(user=superuser, expires=timezone.now() - datetime.timedelta(minutes=1))
         assert Api(token.key).json(LOCATIONS, status=403) == {"detail": "Token expired"}
+
+    def test_inactive_user(self, sample, superuser):
+        token = Token.objects.create(user=User.objects.create_user("gone", is_active=False))
+        assert Api(token.key).json(LOCATIONS, status=403) == {"detail": "User inactive or deleted."}
+
+    def test_token_user_is_the_whole_user(self, sample, superuser):
+        """The user read with the token carries what permission checks and later reads need."""
+        token = Token.objects.create(user=superuser)
+        user = Api(token.key).get(LOCATIONS).wsgi_request.context.user
+        assert (user.pk, user.username, user.is_superuser, user.is_active) == (
+            superuser.pk,
+            "admin",
+            True,
+            True,
+        )
+        assert user.config_data == superuser.config_data  # deferred, read on demand
 
     def test_read_only_token_reads(self, sample):
         token = sample[Token][1]
