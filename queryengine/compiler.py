@@ -260,6 +260,8 @@ class ObjectPlan:
         if name == "tree_depth" and resource.is_tree:
             return text.py(f"{self.tree_slot()}.get(r[0], _NOPATH)[1]")
         if name in resource.counts:
+            if resource.count_source(name) is None:  # counted model not installed: always 0
+                return text.const("0")
             return text.sql(Cast(query.count_expression(resource, name), TextField()))
         if name in resource.timestamps:
             return self.scalar(text, resource.model._meta.get_field(name))
