@@ -384,16 +384,13 @@ class ObjectPlan:
 
     def fetch(self, ids: list[str], base: str) -> tuple[list, dict]:
         """The rows of the given objects and everything their JSON texts refer to."""
-        alias = self.resource.model._default_manager.db
-        parts = _parts(ids) if together.concurrent(alias) else [ids]
-        calls = [partial(self.query.rows, part) for part in parts]
-        calls += [partial(load, ids, base) for load in self.lists.values()]
-        results = together.run_all(alias, calls)
-        rows = [row for part in results[: len(parts)] for row in part]
+        # The many-to-many pairs are read beside the rows (they need only the ids).
+        calls = [partial(self.query.rows, ids), *(partial(load, ids, base) for load in self.lists.values())]
+        rows, *lists = together.run_all(self.resource.model._default_manager.db, calls)
         if len(rows) > 1:
             position = {pk: index for index, pk in enumerate(ids)}
             rows.sort(key=lambda row: position[row[0]])
-        loaded: dict = dict(zip(self.lists, results[len(parts) :], strict=True))
+        loaded: dict = dict(zip(self.lists, lists, strict=True))
         if self.tree:
             parent, name = self.columns.index("_parent"), self.columns.index("name")
             paths = query.tree_paths(self.resource.model, {row[0]: (row[parent], row[name]) for row in rows})
@@ -411,18 +408,6 @@ class ObjectPlan:
         rows, loaded = self.fetch(list(ids), base)
         item = self.item
         return {row[0]: item(row, base, loaded) for row in rows}
-
-
-# Below this many rows a page is read in one statement: a second costs more than it saves.
-SPLIT_ROWS = 200
-
-
-def _parts(ids: list[str]) -> list[list[str]]:
-    """A large page's ids in two halves, read at once."""
-    if len(ids) < SPLIT_ROWS:
-        return [ids]
-    half = len(ids) // 2
-    return [ids[:half], ids[half:]]
 
 
 class PreparedQuery:

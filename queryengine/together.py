@@ -1,6 +1,6 @@
 """Independent reads of one request, run at once on PostgreSQL.
 
-A page's count, its rows (in two halves when it is large) and its many-to-many pairs are
+A page's count, its rows and its many-to-many pairs are
 separate statements that the database would otherwise execute one after another while its other
 cores idle. Outside a transaction each statement already reads its own snapshot, so running
 them on several connections changes nothing a client can see; inside one (an atomic block, a

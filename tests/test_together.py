@@ -7,7 +7,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from queryengine import compiler, together
+from queryengine import together
 from queryengine.registry import resources
 
 from .builders import SUPERUSER_KEY, build_sample
@@ -21,8 +21,7 @@ pytestmark = [
 
 @pytest.fixture
 def worker_calls(monkeypatch):
-    """Every page is split in halves, and the calls run on workers are counted."""
-    monkeypatch.setattr(compiler, "SPLIT_ROWS", 2)
+    """The calls run on workers."""
     calls = []
     run_on_worker = together._on_worker
 
@@ -76,8 +75,8 @@ def test_reads_at_once_are_counted_and_do_not_grow_with_the_page(superuser, work
     assert len(second) > len(first) and worker_calls
     with transaction.atomic():
         _, in_turn = read(api, "/api/dcim/locations/", {"limit": 1000, "depth": 1})
-    # Workers' queries are counted where the request runs; the halves add one per split page.
-    assert more_queries == queries > in_turn
+    # Workers' queries are counted where the request runs.
+    assert more_queries == queries == in_turn
 
 
 @override_settings(READ_WORKERS=0)
