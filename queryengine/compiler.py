@@ -558,13 +558,21 @@ class Plan:
 
 
 def _outcome(root: RootPlan, variables: dict, context) -> tuple:
-    """(value, error) of one root field."""
+    """(value, error) of one root field; none of either once a root before it has aborted the
+    transaction the roots run in (a value PostgreSQL refuses): that root's error says why."""
+    if _aborted(connections[DEFAULT_DB_ALIAS]):
+        return None, None
     try:
         return root.run(variables, context), None
     except GraphQLError as exc:
         return None, exc
     except Exception as exc:  # reported like graphql-core reports a failing resolver
         return None, GraphQLError(str(exc), root.node, path=[root.key], original_error=exc)
+
+
+def _aborted(connection) -> bool:
+    raw = connection.connection if connection.vendor == "postgresql" else None
+    return raw is not None and raw.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
 
 
 def _root_fields() -> dict[str, tuple[str, Resource]]:

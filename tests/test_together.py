@@ -84,3 +84,16 @@ def test_read_workers_zero_reads_in_turn(superuser, worker_calls):
     build_sample(superuser)
     read(Api(SUPERUSER_KEY), "/api/dcim/locations/", {"limit": 1000})
     assert worker_calls == []
+
+
+def test_a_value_the_database_refuses_is_the_same_400_and_workers_recover(superuser, worker_calls):
+    """PostgreSQL's regex dialect refuses what Python accepts: the count on a worker fails too."""
+    build_sample(superuser)
+    api = Api(SUPERUSER_KEY)
+    params = {"name__re": "(?P<x>a)"}
+    at_once = api.json("/api/dcim/locations/", params, status=400)
+    assert worker_calls
+    with transaction.atomic():
+        in_turn = api.json("/api/dcim/locations/", params, status=400)
+    assert at_once == in_turn and at_once["detail"].startswith("Invalid value")
+    assert api.json("/api/dcim/locations/", {"limit": 1000})["count"] == 4
