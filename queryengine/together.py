@@ -1,10 +1,10 @@
 """Independent reads of one request, run at once on PostgreSQL.
 
-A page's count, its rows and its many-to-many pairs are
-separate statements that the database would otherwise execute one after another while its other
-cores idle. Outside a transaction each statement already reads its own snapshot, so running
-them on several connections changes nothing a client can see; inside one (an atomic block, a
-test case) they must all see its uncommitted writes and run in turn on its connection.
+A page's count, its rows and its many-to-many pairs are separate statements that the database
+would otherwise execute one after another while its other cores idle. Outside a transaction
+each statement already reads its own snapshot, so running them on several connections changes
+nothing a client can see; inside one (an atomic block, a test case) they must all see its
+uncommitted writes and run in turn on its connection.
 
 Each server process keeps `settings.READ_WORKERS` threads (0 turns this off), each with its own
 database connection held for the thread's life and outside the request pool: a worker never
@@ -18,7 +18,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.db.utils import load_backend
 
 _executors: dict[int, ThreadPoolExecutor] = {}  # per process id: a forked server starts its own
@@ -61,16 +61,32 @@ def run_all(alias: str, calls: list) -> list:
 def _on_worker(alias: str, call, log):
     connection = _worker_connection(alias)
     connection.force_debug_cursor = log is not None
-    before = len(connection.queries_log)
+    connection.queries_log.clear()
     _worker.active = True
     try:
-        return call()
+        try:
+            result = call()
+        except DatabaseError:
+            if not _lost(connection):
+                raise
+            return call()
+        return call() if _lost(connection) else result  # a call may report its error as a value
     finally:
         _worker.active = False
         if log is not None:  # counted where the request counts its queries
-            log.extend(list(connection.queries_log)[before:])
-        if connection.errors_occurred and not connection.is_usable():
-            connection.close()  # reconnects on the next call
+            log.extend(connection.queries_log)
+
+
+def _lost(connection) -> bool:
+    """Whether the connection died under the last call, lost while idle between requests (a
+    restarted server, an idle timeout): then it is closed, and reads may simply run again."""
+    if not connection.errors_occurred:
+        return False
+    connection.errors_occurred = False
+    if connection.is_usable():
+        return False
+    connection.close()  # reconnects on the next query
+    return True
 
 
 def _worker_connection(alias: str):

@@ -97,3 +97,18 @@ def test_a_value_the_database_refuses_is_the_same_400_and_workers_recover(superu
         in_turn = api.json("/api/dcim/locations/", params, status=400)
     assert at_once == in_turn and at_once["detail"].startswith("Invalid value")
     assert api.json("/api/dcim/locations/", {"limit": 1000})["count"] == 4
+
+
+def test_workers_reconnect_when_their_connections_are_lost(superuser, worker_calls):
+    """A worker connection idles between requests: a server restart or an idle timeout must
+    cost nothing but a reconnection."""
+    build_sample(superuser)
+    api = Api(SUPERUSER_KEY)
+    expected = api.json("/api/dcim/locations/", {"limit": 1000})
+    workers = [c.connection.info.backend_pid for c in together._opened if c.connection is not None]
+    assert workers
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [workers])
+    worker_calls.clear()
+    assert api.json("/api/dcim/locations/", {"limit": 1000}) == expected
+    assert worker_calls
