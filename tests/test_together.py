@@ -3,6 +3,7 @@ once on worker connections, and answer exactly what the same reads in turn answe
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext, override_settings
@@ -112,3 +113,25 @@ def test_workers_reconnect_when_their_connections_are_lost(superuser, worker_cal
     worker_calls.clear()
     assert api.json("/api/dcim/locations/", {"limit": 1000}) == expected
     assert worker_calls
+
+
+def test_graphql_roots_read_at_once_in_document_order(superuser, worker_calls):
+    """Every root of a query document is a read of its own; the answer keeps the document's order
+    and a failing root's error beside the others' data."""
+    build_sample(superuser)
+    api = Api(SUPERUSER_KEY)
+    document = {
+        "query": '{ n: locations_count tenants(order_by: ["name"]) { name tags { name } } '
+        'bad: locations(name__re: "(?P<x>a)") { name } locations(limit: 2) { name display } }'
+    }
+    at_once = api.post("/api/graphql/", document).content
+    assert len(worker_calls) >= 3
+    with transaction.atomic():
+        in_turn = api.post("/api/graphql/", document).content
+    body = orjson.loads(at_once)
+    assert list(body["data"]) == ["n", "tenants", "bad", "locations"]
+    assert body["data"]["n"] == 4 and body["data"]["bad"] is None and len(body["data"]["locations"]) == 2
+    assert "invalid regular expression" in body["errors"][0]["message"]
+    # In a transaction the refused root aborts it: the roots after it are not run.
+    in_turn_body = orjson.loads(in_turn)
+    assert in_turn_body["errors"] == body["errors"]
