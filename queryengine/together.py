@@ -33,7 +33,7 @@ class _Worker(threading.local):
 _worker = _Worker()
 
 
-def concurrent(alias: str) -> bool:
+def _concurrent(alias: str) -> bool:
     """Whether calls made now would run at once."""
     connection = connections[alias]
     return (
@@ -48,7 +48,7 @@ def concurrent(alias: str) -> bool:
 def run_all(alias: str, calls: list) -> list:
     """Each call's result, in order; the first runs in this thread, the others alongside it
     (a call already running alongside runs its own calls in turn: workers never wait on workers)."""
-    if len(calls) < 2 or not concurrent(alias):
+    if len(calls) < 2 or not _concurrent(alias):
         return [call() for call in calls]
     requester = connections[alias]
     log = requester.queries_log if requester.queries_logged else None
@@ -91,18 +91,17 @@ def _lost(connection) -> bool:
 
 def _worker_connection(alias: str):
     """This worker's connection: the request connection's settings without its pool."""
-    wanted = {**connections.settings[alias], "OPTIONS": _without_pool(connections.settings[alias]["OPTIONS"])}
+    shared = connections.settings[alias]
+    wanted = {**shared, "OPTIONS": {k: v for k, v in shared["OPTIONS"].items() if k != "pool"}}
     connection = connections[alias]
     if connection.settings_dict != wanted:  # first call, or the database was switched (tests)
         connection.close()
+        if connection in _opened:
+            _opened.remove(connection)
         connection = load_backend(wanted["ENGINE"]).DatabaseWrapper(wanted, alias)
         connections[alias] = connection  # this thread's only
         _opened.append(connection)
     return connection
-
-
-def _without_pool(options: dict) -> dict:
-    return {key: value for key, value in options.items() if key != "pool"}
 
 
 def _executor() -> ThreadPoolExecutor:
