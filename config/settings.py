@@ -24,7 +24,19 @@ def database_from_url(url: str) -> dict:
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
         path = unquote(parsed.path[1:] if parsed.path.startswith("//") else parsed.path) or ":memory:"
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": path,
+            # Several server processes share one file: readers never block the writer (WAL), a
+            # write transaction takes the write lock when it begins (IMMEDIATE), so writers queue
+            # behind each other for up to `timeout` seconds instead of failing halfway through.
+            # Django turns foreign keys on for every SQLite connection.
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": float(os.environ.get("SQLITE_BUSY_TIMEOUT") or 20),
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+        }
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
         options = dict(parse_qsl(parsed.query))
         if env_bool("DATABASE_POOL", True):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from graphql import (
     DocumentNode,
     ExecutionResult,
@@ -98,12 +98,22 @@ def run(
         return ExecutionResult(data=None, errors=list(prepared.errors))
     if not prepared.is_mutation:
         return _execute(prepared, variables, context, operation_name, compiled)
-    # A mutation is all-or-none: any error rolls back every change it made.
-    with transaction.atomic():
-        result = _execute(prepared, variables, context, operation_name, compiled)
-        if result.errors:
-            transaction.set_rollback(True)
+    # A mutation is all-or-none: any error rolls back every change it made. A unique value that
+    # a concurrent transaction took after this one validated reaches the database as an
+    # IntegrityError; run again, validation then sees the committed row and names the field.
+    for attempt in range(CONFLICT_ATTEMPTS):
+        with transaction.atomic():
+            result = _execute(prepared, variables, context, operation_name, compiled)
+            if result.errors:
+                transaction.set_rollback(True)
+        if attempt + 1 == CONFLICT_ATTEMPTS or not any(
+            isinstance(e.original_error, IntegrityError) for e in result.errors or ()
+        ):
+            return result
     return result
+
+
+CONFLICT_ATTEMPTS = 3
 
 
 def _execute(prepared: Prepared, variables, context, operation_name, compiled: bool) -> ExecutionResult:

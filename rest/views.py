@@ -3,6 +3,7 @@ document, run it on the one schema, and reshape the result into the versioned en
 
 from __future__ import annotations
 
+import logging
 import platform
 import uuid
 from importlib import metadata
@@ -10,9 +11,10 @@ from importlib import metadata
 import django
 import orjson
 from django.conf import settings
-from django.db import DataError
+from django.db import DataError, IntegrityError, OperationalError
 from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.csrf import csrf_exempt
+from graphql import GraphQLError
 
 from queryengine import engine
 from queryengine.documents import (
@@ -38,6 +40,10 @@ RESERVED = frozenset(
     {"limit", "offset", "depth", "sort", "format", "api_version", "include", "exclude_m2m", "brief"}
 )
 NO_CREDENTIALS = "Authentication credentials were not provided."
+DATABASE_UNAVAILABLE = "The database is busy or unavailable; nothing was changed. Try again shortly."
+RETRY_AFTER_SECONDS = "2"
+WRITE_CONFLICT = "The change conflicts with a concurrent change to the same objects; nothing was changed."
+logger = logging.getLogger(__name__)
 API_APPS = ("circuits", "dcim", "extras", "ipam", "plugins", "tenancy", "users", "virtualization")
 
 
@@ -121,6 +127,12 @@ class Endpoint:
             data, status = {"detail": exc.detail}, 409
         except DataError as exc:  # a value the database itself refuses (e.g. its regex dialect)
             data, status = {"detail": f"Invalid value: {str(exc).strip().splitlines()[0]}"}, 400
+        except IntegrityError:  # still racing a concurrent writer after the engine's retries
+            data, status = {"detail": WRITE_CONFLICT}, 409
+        except OperationalError as exc:  # locked past the busy timeout, or unreachable: nothing written
+            logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
+            data, status = {"detail": DATABASE_UNAVAILABLE}, 503
+            headers["Retry-After"] = RETRY_AFTER_SECONDS
         response = render(request, data, status, fmt, headers)
         if request.method == "HEAD":  # the headers of a GET, its length included, and no body
             response["Content-Length"] = str(len(response.content))
@@ -143,7 +155,8 @@ def run(document: str, variables: dict, request) -> dict:
     result = engine.run(document, variables, request.context)
     if result.errors:
         original = result.errors[0].original_error
-        if original is not None:
+        # A value the schema cannot coerce (GraphQLError) is the client's mistake: a 400 below.
+        if original is not None and not isinstance(original, GraphQLError):
             raise original
         raise detail_error(400, result.errors[0].message)
     return result.data
@@ -158,6 +171,10 @@ def parse_depth(request) -> int:
     if not 0 <= depth <= settings.MAX_DEPTH:
         raise detail_error(400, f"The depth parameter must be an integer between 0 and {settings.MAX_DEPTH}")
     return depth
+
+
+# Paging values travel as GraphQL Int (32-bit): anything larger is past every page anyway.
+LARGEST_PAGE_VALUE = 2**31 - 1
 
 
 def parse_paging(request) -> tuple[int | None, int]:
@@ -177,7 +194,9 @@ def parse_paging(request) -> tuple[int | None, int]:
         offset = max(int(request.GET.get("offset", 0)), 0)
     except ValueError:
         offset = 0
-    return limit, offset
+    if limit is not None:
+        limit = min(limit, LARGEST_PAGE_VALUE)
+    return limit, min(offset, LARGEST_PAGE_VALUE)
 
 
 def page_link(request, limit: int, offset: int) -> str:
@@ -339,11 +358,22 @@ class ListEndpoint(Endpoint):
         body = json_body(request, empty=None)
         if not isinstance(body, list):
             raise not_a_list(body if body is not None else {})
-        missing = [item for item in body if not isinstance(item, dict) or not item.get("id")]
-        if missing:
-            raise ApiError(400, [{"id": ["This field is required."]} for _ in missing])
+        errors = [delete_item_errors(item) for item in body]
+        if any(errors):
+            raise ApiError(400, errors)
         write(request, self.resource, "delete", {"ids": [str(item["id"]) for item in body]})
         return None, 204
+
+
+def delete_item_errors(item) -> dict:
+    """What is wrong with one `{"id": ...}` of a bulk delete ({} when nothing is)."""
+    if not isinstance(item, dict) or not item.get("id"):
+        return {"id": ["This field is required."]}
+    try:
+        uuid.UUID(str(item["id"]))
+    except ValueError:
+        return {"id": ["Must be a valid UUID."]}
+    return {}
 
 
 class DetailEndpoint(Endpoint):

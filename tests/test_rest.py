@@ -143,6 +143,15 @@ class TestPaging:
         assert body["results"] == [] and body["count"] == 4
         assert body["previous"] == "http://testserver/api/dcim/locations/?limit=2&offset=98"
 
+    def test_offset_past_any_integer_is_an_empty_page(self, api):
+        body = api.json(LOCATIONS, {"limit": 2, "offset": "99999999999999999999"})
+        assert body["results"] == [] and body["next"] is None and body["count"] >= 4
+
+    @override_settings(MAX_PAGE_SIZE=0)
+    def test_limit_past_any_integer_without_a_maximum(self, api):
+        body = api.json(LOCATIONS, {"limit": "99999999999999999999"})
+        assert len(body["results"]) == body["count"] >= 4
+
     @override_settings(MAX_PAGE_SIZE=2)
     def test_limit_is_clamped_and_zero_means_maximum(self, api):
         for limit in ("0", "500"):

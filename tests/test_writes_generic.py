@@ -206,6 +206,12 @@ class TestEveryModelWrites:
         unknown = {"id": "00000000-0000-4000-8000-000000000000"}
         status, _ = send(api, "delete", list_url(resource), [{"id": created[1]["id"]}, unknown])
         assert status == 404 and count(resource, superuser) == before
+        good = {"id": created[1]["id"]}
+        assert send(api, "delete", list_url(resource), [good, {"id": "nope"}]) == (
+            400,
+            [{}, {"id": ["Must be a valid UUID."]}],
+        )
+        assert count(resource, superuser) == before
         assert send(api, "delete", list_url(resource), [{"id": c["id"]} for c in created[1:]]) == (204, None)
         assert count(resource, superuser) == before - 2
         assert send(api, "delete", list_url(resource), [{"name": "x"}]) == (

@@ -1,0 +1,171 @@
+"""Many clients at once against a real multi-process server, on the database the suite runs on.
+
+The server is gunicorn with several worker processes over its own database (a temporary SQLite
+file, or a fresh PostgreSQL database next to the test one), so writers really race each other:
+every request must succeed or answer 503 with Retry-After, and no write may be lost.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import urlparse
+
+import orjson
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CLIENTS = 16
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _server_database(tmp_path: Path) -> str:
+    url = os.environ.get("DATABASE_URL") or ""
+    if not url.startswith("postgres"):
+        return f"sqlite:///{tmp_path / 'server.sqlite3'}"
+    import psycopg
+
+    parsed = urlparse(url)
+    name = f"netinventory_concurrency_{os.getpid()}"
+    admin = parsed._replace(path=f"/{parsed.path.lstrip('/') or 'postgres'}").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return parsed._replace(path=f"/{name}").geturl()
+
+
+def _drop(database_url: str) -> None:
+    if not database_url.startswith("postgres"):
+        return
+    import psycopg
+
+    parsed = urlparse(database_url)
+    admin = parsed._replace(path=urlparse(os.environ["DATABASE_URL"]).path).geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{parsed.path.lstrip("/")}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("server")
+    database_url = _server_database(tmp_path)
+    env = {**os.environ, "DATABASE_URL": database_url, "DATA_DIR": str(tmp_path), "READ_WORKERS": "0"}
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "--verbosity", "0"], env=env, cwd=ROOT, check=True)
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    demo = subprocess.run(
+        [*manage, "demo", "--url", base], env=env, cwd=ROOT, check=True, capture_output=True, text=True
+    )
+    token = re.search(r"Token:\s+([0-9a-f]{40})", demo.stdout).group(1)
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    process = subprocess.Popen(
+        [str(gunicorn), "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "4"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status/", timeout=2)
+                break
+            except urllib.error.HTTPError:
+                break  # answering (403 without a token) is up
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("the server did not start") from None
+                time.sleep(0.2)
+        yield base, token
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        _drop(database_url)
+
+
+def call(base: str, token: str, method: str, path: str, body=None) -> tuple[int, dict, object]:
+    request = urllib.request.Request(
+        f"{base}{path}",
+        method=method,
+        data=None if body is None else orjson.dumps(body),
+        headers={
+            "Authorization": f"Token {token}",
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, dict(response.headers), orjson.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), orjson.loads(exc.read() or b"null")
+
+
+def at_once(calls) -> list:
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        return list(pool.map(lambda c: c(), calls))
+
+
+def settled(outcomes: list) -> list:
+    """Requests the server refused for being busy must say when to come back; none may fail."""
+    for status, headers, body in outcomes:
+        assert status < 500 or (status == 503 and "Retry-After" in headers), (status, body)
+    return [o for o in outcomes if o[0] < 300]
+
+
+def test_concurrent_creates_all_land(server):
+    base, token = server
+    outcomes = at_once(
+        [
+            lambda i=i: call(base, token, "POST", "/api/tenancy/tenants/", {"name": f"tenant-{i}"})
+            for i in range(CLIENTS)
+        ]
+    )
+    created = settled(outcomes)
+    assert all(status == 201 for status, _, _ in outcomes), outcomes
+    listed = call(base, token, "GET", "/api/tenancy/tenants/?name__isw=tenant-&limit=100")[2]
+    assert listed["count"] == len(created) == CLIENTS
+
+
+def test_concurrent_allocations_get_distinct_addresses(server):
+    base, token = server
+    status, _, prefix = call(
+        base, token, "POST", "/api/ipam/prefixes/", {"prefix": "198.51.100.0/28", "status": "Active"}
+    )
+    assert status == 201, prefix
+    path = f"/api/ipam/prefixes/{prefix['id']}/available-ips/"
+    outcomes = at_once([lambda: call(base, token, "POST", path, {"status": "Active"}) for _ in range(10)])
+    allocated = settled(outcomes)
+    assert all(status == 201 for status, _, _ in outcomes), outcomes
+    addresses = [body["address"] for _, _, body in allocated]
+    assert len(set(addresses)) == len(addresses) == 10
+    stored = call(base, token, "GET", "/api/ipam/ip-addresses/?parent=198.51.100.0/28&limit=100")[2]
+    assert sorted(a["address"] for a in stored["results"]) == sorted(addresses)
+
+
+def test_concurrent_bulk_writes_are_all_or_none(server):
+    """Bulk creates racing each other over the same names: each lands whole or not at all."""
+    base, token = server
+    batches = [[{"name": f"race-{i}"} for i in range(start, start + 5)] for start in (0, 3, 6, 9)]
+    outcomes = at_once([lambda b=b: call(base, token, "POST", "/api/tenancy/tenants/", b) for b in batches])
+    settled(outcomes)
+    listed = call(base, token, "GET", "/api/tenancy/tenants/?name__isw=race-&limit=100")[2]
+    names = {t["name"] for t in listed["results"]}
+    landed = [b for b, o in zip(batches, outcomes, strict=True) if o[0] == 201]
+    assert names == {item["name"] for b in landed for item in b}
+    assert all(o[0] in (201, 400) for o in outcomes)
