@@ -9,6 +9,8 @@ Sections:
   writes  bulk create, bulk PATCH and bulk DELETE of 1000 tenants; single POST and PATCH
   ipam    100,000 addresses and 10,000 prefixes: seeding time, then network lookups and
           available-ips at 10k and at 100k addresses
+  dcim    10,000 devices x 48 interfaces: interface and device lists against the floor, a
+          device's interfaces, bulk creation of devices from templates (benchmarks/dcim.py)
 """
 
 from __future__ import annotations
@@ -357,14 +359,19 @@ def bench_ipam() -> None:
 
 
 def main() -> None:
-    sections = sys.argv[1:] or ["list", "writes", "ipam"]
+    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim"]
     rows = 5000
     setup()
     from django.db import connection
 
     print(f"database: {connection.vendor}")
     for section in sections:
-        {"list": lambda: bench_list(rows), "writes": bench_writes, "ipam": bench_ipam}[section]()
+        {
+            "list": lambda: bench_list(rows),
+            "writes": bench_writes,
+            "ipam": bench_ipam,
+            "dcim": lambda: __import__("dcim").bench_dcim(),
+        }[section]()
 
 
 if __name__ == "__main__":

@@ -286,6 +286,8 @@ class ObjectPlan:
             return self.value(text, f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})")
         if spec.kind in LIST_KINDS:
             return self.list_field(text, spec, node)
+        if spec.choices is not None:
+            return self.value(text, f"{self.constant(spec.render_choice)}({self.col(name)})")
         if isinstance(spec.model_field, models.JSONField):
             return self.json_column(text, name)
         return self.scalar(text, spec.model_field)
@@ -349,11 +351,9 @@ class ObjectPlan:
             order = tuple(query.default_order(spec.target))
             members = MemberPlan.compile(resource_for(spec.target), node, "pk")
         else:
-            through = getattr(self.resource.model, spec.name).through
-            source = f"{self.resource.model._meta.model_name}_id"
-            member = next(
-                f.name for f in through._meta.get_fields() if f.many_to_one and f.related_model is spec.target
-            )
+            through = spec.model_field.remote_field.through
+            source = f"{spec.model_field.m2m_field_name()}_id"
+            member = spec.model_field.m2m_reverse_field_name()
             if spec.kind == CONTENT_TYPES:
                 order = (f"{member}__app_label", f"{member}__model")
                 label = jsonsql.Cat(F(order[0]), jsonsql.const("."), F(order[1]))

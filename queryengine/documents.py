@@ -32,7 +32,10 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
     if top:
         parts += resource.derived
     for spec in resource.fields:
-        if spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
+        if spec.kind == COMPUTED and spec.computed.on_request:
+            if top and spec.name in many:
+                parts.append(spec.name)
+        elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
             parts.append(spec.name)
         elif spec.kind == GENERIC:
             parts.append(f"{spec.name} {{ {REFERENCE} }}")

@@ -131,6 +131,8 @@ class Filter:
     parse: object = None  # str -> value; raises ValueError with the user-facing message
     kind: str = "value"  # value | related | tags | search | custom
     build: object = None  # custom filters: parsed values -> Q
+    oracle: object = None  # custom filters: (obj, parsed values) -> bool, the same in Python
+    samples: tuple = ()  # custom filters: values worth trying
 
     def q(self, resource: Resource, values: list[str]) -> Q:
         parsed = [self._parse(v) for v in values]
@@ -214,6 +216,8 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 add(spec.name, spec.name, lookups, parse, nullable=f.null and lookups is not STRING_LOOKUPS)
         elif spec.kind == FOREIGN_KEY:
             add(spec.name, spec.name, EXACT_LOOKUPS, None, "related", nullable=f.null)
+            if f"{spec.name}_id" not in {s.name for s in resource.fields}:
+                add(f"{spec.name}_id", f.attname, EXACT_LOOKUPS, parse_uuid)
         elif spec.kind == CONTENT_TYPE:
             add(spec.name, spec.name, EXACT_LOOKUPS, parse_content_type, nullable=f.null)
         elif spec.kind == CONTENT_TYPES:
@@ -224,11 +228,22 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 found[f"{name}__n"] = Filter(f"{name}__n", "tags", "exact", True, None, "tags")
     for name in resource.timestamps:
         add(name, name, NUMERIC_LOOKUPS, parse_datetime_value)
+    for name, path in resource.relations.items():
+        add(name, path, EXACT_LOOKUPS, None, "related")
     for name, custom in resource.filters.items():
-        found[name] = Filter(name, "", "custom", False, custom.parse, "custom", custom.build)
+        found[name] = Filter(
+            name, "", "custom", False, custom.parse, "custom", custom.build, custom.oracle, custom.samples
+        )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
     return found
+
+
+def related_model_at(model: type[models.Model], path: str) -> type[models.Model]:
+    """The model at the end of an ORM path of relations (`device_type__manufacturer`)."""
+    for part in path.split("__"):
+        model = model._meta.get_field(part).related_model
+    return model
 
 
 def parse_content_type(value: str):
@@ -279,7 +294,7 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
         f = filters[name]
         try:
             if f.kind == "related":
-                target = resource.model._meta.get_field(f.path).related_model
+                target = related_model_at(resource.model, f.path)
                 target_resource = resource_for(target)
                 # Filters may name objects by a non-unique name too: every match counts (OR).
                 natural_key = (target_resource.natural_key if target_resource else None) or (
@@ -295,10 +310,11 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                 from inventory.extras.models import Tag
 
                 pks = resolve_related(Tag, "name", values, name)
-                through = resource.model.tags.through
-                source = f"{resource.model._meta.model_name}_id"
+                tags = resource.model._meta.get_field("tags")
+                through, source = tags.remote_field.through, f"{tags.m2m_field_name()}_id"
+                member = f"{tags.m2m_reverse_field_name()}_id"
                 for pk in pks:
-                    tagged = through.objects.filter(tag_id=pk).values(source)
+                    tagged = through.objects.filter(**{member: pk}).values(source)
                     queryset = queryset.exclude(pk__in=tagged) if f.negate else queryset.filter(pk__in=tagged)
             else:
                 queryset = queryset.filter(f.q(resource, values))

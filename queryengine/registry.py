@@ -54,14 +54,20 @@ class Computed:
     write: Callable | None = None  # (instance, value) -> None; raises ValueError
     required: bool = False
     order_by: tuple[str, ...] = ()
+    on_request: bool = False  # shown only when asked for (`include=<name>`), at the top level
 
 
 @dataclass(frozen=True)
 class CustomFilter:
-    """A filter that is not a plain field lookup: `build(parsed values) -> Q` (values are ORed)."""
+    """A filter that is not a plain field lookup: `build(parsed values) -> Q` (values are ORed).
+
+    `oracle(obj, parsed values) -> bool` says the same in Python and `samples` are values worth
+    trying: the generic tests check every declared filter against its oracle."""
 
     build: Callable
     parse: Callable | None = None
+    oracle: Callable | None = None
+    samples: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,24 @@ class FieldSpec:
     @property
     def nullable(self) -> bool:
         return self.model_field is None or self.model_field.null
+
+    @cached_property
+    def choices(self) -> dict | None:
+        """value -> label of a field with choices, shown as {value, label} (None: not a choice field)."""
+        if self.kind != SCALAR or not self.model_field.choices:
+            return None
+        return {value: str(label) for value, label in self.model_field.flatchoices}
+
+    @cached_property
+    def render_choice(self) -> Callable:
+        labels = self.choices
+
+        def render(value):
+            return (
+                None if value is None or value == "" else {"value": value, "label": labels.get(value, value)}
+            )
+
+        return render
 
 
 @dataclass(eq=False)  # identity hashing: resources key caches
@@ -98,6 +122,9 @@ class Resource:
     reverse: dict[str, str] = field(default_factory=dict)  # name -> "<Model>.<fk>" pointing here
     filters: dict[str, CustomFilter] = field(default_factory=dict)
     search_q: Callable | None = None  # str -> Q, replacing the `search` fields' icontains
+    # Filters by a related object further away: name -> ORM path (`manufacturer` ->
+    # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter.
+    relations: dict[str, str] = field(default_factory=dict)
 
     @property
     def app_label(self) -> str:
@@ -117,7 +144,9 @@ class Resource:
 
     @property
     def list_field(self) -> str:
-        return self.endpoint.replace("-", "_")
+        name = self.endpoint.replace("-", "_")
+        # Some routes are not plural (virtual-chassis): the list keeps a name of its own.
+        return f"{name}_list" if name == self.single_field else name
 
     @property
     def single_field(self) -> str:
@@ -148,7 +177,7 @@ class Resource:
             if f.many_to_many:
                 kind = CONTENT_TYPES if f.related_model is ContentType else MANY_TO_MANY
                 specs.append(FieldSpec(f.name, kind, f, f.related_model))
-            elif f.many_to_one:
+            elif f.many_to_one or f.one_to_one:
                 kind = CONTENT_TYPE if f.related_model is ContentType else FOREIGN_KEY
                 specs.append(FieldSpec(f.name, kind, f, f.related_model))
             elif f.concrete:

@@ -141,6 +141,12 @@ def _field_attrs(resource: Resource) -> dict:
                     info.context, content_type_label(getattr(root, _t)), getattr(root, _i)
                 ),
             )
+        elif spec.choices is not None:
+            attrs[name] = GenericScalar(
+                resolver=lambda root, info, _n=spec.model_field.attname, _r=spec.render_choice: _r(
+                    getattr(root, _n)
+                )
+            )
         else:
             scalar, _ = scalar_for(spec.model_field)
             attrs[name] = graphene.Field(scalar)

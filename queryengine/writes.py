@@ -154,9 +154,11 @@ class Writer:
                         instance, value
                     )
                 elif value is None and field.kind not in (MANY_TO_MANY, CONTENT_TYPES):
-                    if not field.model_field.null:
+                    f = field.model_field
+                    if not f.null and not (f.choices and f.blank):
                         raise ValueError("This field may not be null.")
-                    setattr(instance, field.name, None)
+                    # An unset choice reads as null: writing the null back unsets it.
+                    setattr(instance, field.name, None if f.null else "")
                 elif field.kind == FOREIGN_KEY:
                     setattr(instance, field.name, resolve_related(field.target, self.resource, value))
                 elif field.kind == CONTENT_TYPE:
@@ -180,6 +182,8 @@ class Writer:
     @staticmethod
     def scalar(field: WritableField, value):
         f = field.model_field
+        if f.choices:
+            return Writer.choice(f, value)
         if isinstance(value, dict | list) and not isinstance(f, models.JSONField):
             raise ValueError("Not a valid value.")
         if isinstance(f, models.BooleanField) and not isinstance(value, bool):
@@ -190,11 +194,27 @@ class Writer:
             value = repr(value)  # 4.94, not the binary float's 4.9400000000000003908...
         return f.to_python(value)
 
-    def validate(self, instance: models.Model, errors: dict) -> None:
+    @staticmethod
+    def choice(f: models.Field, value):
+        """A choice by its value; the {value, label} form reads give is accepted back."""
+        if isinstance(value, dict) and "value" in value:
+            value = value["value"]
+        if value == "" and f.blank:
+            return value
+        if not isinstance(value, dict | list | bool):
+            for allowed, _ in f.flatchoices:
+                if value == allowed or str(value) == str(allowed):
+                    return allowed
+        raise ValueError(f'"{value}" is not a valid choice.')
+
+    def validate(self, instance: models.Model, errors: dict, many: dict) -> None:
         exclude = set(errors)
         try:
             # Unique fields are checked for the whole batch at once (check_unique), not per object.
             instance.full_clean(exclude=exclude, validate_unique=False)
+            # Rules over many-to-many values about to be set (a model may also adjust them).
+            if hasattr(instance, "clean_related") and not errors:
+                instance.clean_related(many)
         except ValidationError as exc:
             for key, messages in exc.message_dict.items():
                 errors.setdefault(NON_FIELD if key == "__all__" else key, []).extend(messages)
@@ -253,7 +273,7 @@ class Writer:
         if adding and self.resource.owner_field:
             setattr(instance, self.resource.owner_field, self.user)
         many, errors = self.apply(instance, data, partial)
-        self.validate(instance, errors)
+        self.validate(instance, errors, many)
         instance.save()
         for name, values in many.items():
             getattr(instance, name).set(values)

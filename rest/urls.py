@@ -20,8 +20,15 @@ def _allocation(query_field: str, mutation_field: str, created_model: str, limit
     )
 
 
+def _rack_elevation():
+    from inventory.dcim.models import Rack
+
+    return views.ObjectListEndpoint(resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q"))
+
+
 # Paths below an object's detail path: name -> endpoint factory.
 SUB_ENDPOINTS = {
+    "dcim/racks": {"elevation": _rack_elevation},
     "ipam/prefixes": {
         "available-prefixes": _allocation(
             "available_prefixes", "allocate_prefixes", "ipam.Prefix", limit=False
@@ -29,7 +36,7 @@ SUB_ENDPOINTS = {
         "available-ips": _allocation(
             "available_ip_addresses", "allocate_ip_addresses", "ipam.IPAddress", limit=True
         ),
-    }
+    },
 }
 
 

@@ -27,7 +27,7 @@ from queryengine.documents import (
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import FilterError
 from queryengine.query import can_view, filters_of, restricted
-from queryengine.registry import Resource, resources
+from queryengine.registry import COMPUTED, Resource, resources
 from queryengine.schema import RequestContext
 
 from . import versioning
@@ -225,9 +225,13 @@ def _quote(text: str) -> str:
 
 
 def shown_many(resource: Resource, request) -> frozenset[str]:
-    return versioning.shown_many_to_many(
+    """The optional fields a response shows: many-to-many lists by version, and `include=` ones."""
+    shown = versioning.shown_many_to_many(
         request.api_version, many_to_many_fields(resource), request.GET.get("exclude_m2m")
     )
+    included = {name for value in request.GET.getlist("include") for name in value.split(",")}
+    on_request = {s.name for s in resource.fields if s.kind == COMPUTED and s.computed.on_request}
+    return shown | frozenset(included & on_request) if included & on_request else shown
 
 
 def list_page(request, resource: Resource, scope_filters: dict | None = None) -> dict:
@@ -247,14 +251,18 @@ def list_page(request, resource: Resource, scope_filters: dict | None = None) ->
     variables = {"limit": limit, "offset": offset, "order_by": params.getlist("sort") or None}
     variables.update({f"f{i}": filters[name] for i, name in enumerate(names)})
     data = run(document, variables, request)
-    count = data["count"]
+    return envelope(request, data["count"], limit, offset, data["results"])
+
+
+def envelope(request, count: int, limit: int | None, offset: int, results) -> dict:
+    """The list envelope (spec §4.4) of one page, with links to the pages beside it."""
     next_url = previous_url = None
     if limit is not None:
         if offset + limit < count:
             next_url = page_link(request, limit, offset + limit)
         if offset > 0:
             previous_url = page_link(request, limit, offset - limit)
-    return {"count": count, "next": next_url, "previous": previous_url, "results": data["results"]}
+    return {"count": count, "next": next_url, "previous": previous_url, "results": results}
 
 
 def read_object(request, resource: Resource, pk: uuid.UUID, depth: int = 0) -> dict:
@@ -635,3 +643,29 @@ class AvailableEndpoint(Endpoint):
         except ValidationFailed as exc:
             raise ValidationFailed(exc.errors if isinstance(body, list) else exc.errors[0]) from None
         return (created if isinstance(body, list) else created[0]), 201
+
+
+class ObjectListEndpoint(Endpoint):
+    """`<object url>/<name>/`: a list a GraphQL field computes for one object (a rack's elevation),
+    its string arguments taken from the query, paged with the list envelope."""
+
+    methods = ("GET",)
+
+    def __init__(self, parent: Resource, query_field: str, parent_argument: str, arguments: tuple[str, ...]):
+        self.parent, self.query_field = parent, query_field
+        self.parent_argument, self.arguments = parent_argument, arguments
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        given = {name: request.GET[name] for name in self.arguments if name in request.GET}
+        unknown = [k for k in request.GET if k not in self.arguments and k not in RESERVED]
+        if unknown and settings.STRICT_FILTERING:
+            raise FilterError({k: ["Unknown filter field"] for k in unknown})
+        declared = "".join(f", ${name}: String" for name in given)
+        passed = "".join(f", {name}: ${name}" for name in given)
+        document = f"query ($p: UUID!{declared}) {{ result: {self.query_field}({self.parent_argument}: $p{passed}) }}"
+        items = run(document, {"p": str(pk), **given}, request)["result"]
+        limit, offset = parse_paging(request)
+        page = items[offset:] if limit is None else items[offset : offset + limit]
+        return envelope(request, len(items), limit, offset, page), 200

@@ -23,6 +23,8 @@ from inventory.ipam.models import (
 from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Token, User, generate_key
 
+from .dcim_sample import build_dcim
+
 SUPERUSER_KEY = "a" * 40
 
 
@@ -132,8 +134,10 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         ),
     ]
     ipam = build_ipam(s, tenants, ams, active, statuses, location_ct)
+    dcim = build_dcim(s, owner, tenants, ams, room, active, ipam[VRF], ipam[VLAN], ipam[IPAddress])
     return {
         **ipam,
+        **dcim,
         Tag: tags,
         Role: roles,
         Status: statuses,

@@ -228,6 +228,8 @@ def label(ct) -> str:
 
 def sample_values(flt: Filter, resource, objects) -> list:
     """Values worth filtering by: taken from the sample so filters select some rows, not all."""
+    if flt.samples:
+        return list(flt.samples)
     if flt.kind == "custom":
         if flt.name == "present_in_vrf":
             return [VRF.objects.order_by("name").first().name]
@@ -240,7 +242,8 @@ def sample_values(flt: Filter, resource, objects) -> list:
     if flt.kind == "search" and resource.search_q is not None:
         return ["example", "10.1.0.0/16", "2001:db8::1"]
     if flt.kind == "search":
-        return [objects[0].__dict__[resource.search[0]][1:4] or "x"]
+        texts = [o.__dict__[resource.search[0]] for o in objects if o.__dict__[resource.search[0]]]
+        return [texts[0][1:4] or "x"] if texts else ["x"]
     if flt.kind == "tags":
         names = sorted({t.name for o in objects for t in o.tags.all()})
         return [names[0], [names[0], names[-1]]] if names else []
@@ -255,7 +258,7 @@ def sample_values(flt: Filter, resource, objects) -> list:
     if flt.kind == "related":
         target = present[0]
         values = [str(target.pk)]
-        if hasattr(target, "name"):
+        if getattr(target, "name", None):
             values.append(target.name)
         return values
     if hasattr(present[0], "app_label"):
@@ -278,6 +281,8 @@ def sample_values(flt: Filter, resource, objects) -> list:
 
 def matches(flt: Filter, resource, obj, raw) -> bool:
     values = raw if isinstance(raw, list) else [raw]
+    if flt.oracle is not None:
+        return flt.oracle(obj, [flt.parse(v) if flt.parse else v for v in values])
     if flt.kind == "custom":
         if flt.name == "present_in_vrf":
             vrfs = set(VRF.objects.filter(name__in=values).values_list("pk", flat=True))

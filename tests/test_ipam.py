@@ -38,7 +38,7 @@ class TestStorage:
             and body["ip_version"] == 4
             and body["family"] == {"value": 4, "label": "IPv4"}
         )
-        assert body["type"] == "network"
+        assert body["type"] == {"value": "network", "label": "Network"}
 
     @pytest.mark.parametrize(
         "address, host, version",

@@ -1,6 +1,71 @@
-from queryengine.registry import Resource, register
+from django.db.models import Q
 
-from .models import Location, LocationType
+from queryengine.filters import parse_bool
+from queryengine.registry import Computed, CustomFilter, Display, Resource, extend_graphql, register
+
+from . import graphql
+from .models import (
+    ConsolePort,
+    ConsolePortTemplate,
+    ConsoleServerPort,
+    ConsoleServerPortTemplate,
+    Device,
+    DeviceBay,
+    DeviceBayTemplate,
+    DeviceFamily,
+    DeviceRedundancyGroup,
+    DeviceType,
+    DeviceTypeToSoftwareImageFile,
+    FrontPort,
+    FrontPortTemplate,
+    Interface,
+    InterfaceRedundancyGroup,
+    InterfaceRedundancyGroupAssociation,
+    InterfaceTemplate,
+    InventoryItem,
+    Location,
+    LocationType,
+    Manufacturer,
+    Module,
+    ModuleBay,
+    ModuleBayTemplate,
+    ModuleType,
+    Platform,
+    PowerFeed,
+    PowerOutlet,
+    PowerOutletTemplate,
+    PowerPanel,
+    PowerPort,
+    PowerPortTemplate,
+    Rack,
+    RackGroup,
+    RackReservation,
+    RearPort,
+    RearPortTemplate,
+    SoftwareImageFile,
+    SoftwareVersion,
+    VirtualChassis,
+)
+
+
+def flag(build, oracle) -> CustomFilter:
+    """A true/false filter (`has_primary_ip=true`): `build(True)` matches the rows that have it."""
+    return CustomFilter(
+        lambda values: build(True) if values[-1] else ~build(True),
+        parse_bool,
+        lambda obj, values: oracle(obj) == values[-1],
+        ("true", "false"),
+    )
+
+
+# The rendered configuration context, on request (`include=config_context`); the contexts
+# themselves are not modelled yet, so it renders empty.
+CONFIG_CONTEXT = Computed((), lambda: {}, output="object", on_request=True)
+
+
+def device_display(name, manufacturer, model, pk) -> str:
+    return name or f"{manufacturer} {model} ({pk})"
+
 
 register(Resource(LocationType, "dcim/location-types"))
 register(
@@ -27,3 +92,285 @@ register(
         natural_key=None,  # names are unique only under one parent
     )
 )
+
+# --- device types, platforms, software -----------------------------------------------------
+
+register(
+    Resource(
+        Manufacturer,
+        "dcim/manufacturers",
+        counts={
+            "cloud_account_count": "cloud.CloudAccount.manufacturer",
+            "device_type_count": "dcim.DeviceType.manufacturer",
+            "inventory_item_count": "dcim.InventoryItem.manufacturer",
+            "platform_count": "dcim.Platform.manufacturer",
+        },
+    )
+)
+register(
+    Resource(
+        DeviceFamily, "dcim/device-families", counts={"device_type_count": "dcim.DeviceType.device_family"}
+    )
+)
+register(
+    Resource(
+        DeviceType,
+        "dcim/device-types",
+        display=Display(
+            ("manufacturer__name", "model"), lambda manufacturer, model: f"{manufacturer} {model}"
+        ),
+        search=("model", "part_number", "comments"),
+        counts={"device_count": "dcim.Device.device_type"},
+        read_only=("software_image_files",),
+        natural_key="model",
+    )
+)
+register(
+    Resource(
+        Platform,
+        "dcim/platforms",
+        computed={
+            "network_driver_mappings": Computed(
+                ("network_driver",), Platform.driver_mappings, output="object"
+            )
+        },
+        search=("name", "description", "network_driver", "napalm_driver"),
+        counts={
+            "device_count": "dcim.Device.platform",
+            "virtual_machine_count": "virtualization.VirtualMachine.platform",
+        },
+    )
+)
+register(
+    Resource(
+        SoftwareVersion,
+        "dcim/software-versions",
+        display=Display(
+            ("alias", "platform__name", "version"),
+            lambda alias, platform, version: alias or f"{platform} - {version}",
+        ),
+        search=("version", "alias"),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        SoftwareImageFile,
+        "dcim/software-image-files",
+        display=Display(("image_file_name",)),
+        search=("image_file_name", "image_file_checksum", "download_url"),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        DeviceTypeToSoftwareImageFile,
+        "dcim/device-types-to-software-image-files",
+        display=Display(
+            ("device_type__manufacturer__name", "device_type__model", "software_image_file__image_file_name"),
+            lambda manufacturer, model, image: f"{manufacturer} {model}: {image}",
+        ),
+        search=(),
+        natural_key=None,
+    )
+)
+
+# --- component templates -------------------------------------------------------------------
+
+TEMPLATES = (
+    (ConsolePortTemplate, "dcim/console-port-templates"),
+    (ConsoleServerPortTemplate, "dcim/console-server-port-templates"),
+    (PowerPortTemplate, "dcim/power-port-templates"),
+    (PowerOutletTemplate, "dcim/power-outlet-templates"),
+    (InterfaceTemplate, "dcim/interface-templates"),
+    (FrontPortTemplate, "dcim/front-port-templates"),
+    (RearPortTemplate, "dcim/rear-port-templates"),
+    (DeviceBayTemplate, "dcim/device-bay-templates"),
+    (ModuleBayTemplate, "dcim/module-bay-templates"),
+)
+for template, route in TEMPLATES:
+    register(Resource(template, route, search=("name", "label", "description"), natural_key=None))
+
+# --- racks -----------------------------------------------------------------------------------
+
+register(
+    Resource(RackGroup, "dcim/rack-groups", counts={"rack_count": "dcim.Rack.rack_group"}, natural_key=None)
+)
+register(
+    Resource(
+        Rack,
+        "dcim/racks",
+        search=("name", "facility_id", "serial", "asset_tag", "comments"),
+        counts={"device_count": "dcim.Device.rack", "power_feed_count": "dcim.PowerFeed.rack"},
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        RackReservation,
+        "dcim/rack-reservations",
+        display=Display(("rack__name",), lambda rack: f"Reservation for rack {rack}"),
+        search=("description",),
+        natural_key=None,
+        owner_field="user",
+    )
+)
+
+# --- devices ---------------------------------------------------------------------------------
+
+register(
+    Resource(
+        Device,
+        "dcim/devices",
+        display=Display(
+            ("name", "device_type__manufacturer__name", "device_type__model", "pk"), device_display
+        ),
+        search=("name", "serial", "asset_tag", "comments"),
+        read_only=(
+            "local_config_context_data_owner_content_type",
+            "local_config_context_data_owner_object_id",
+        ),
+        computed={"config_context": CONFIG_CONTEXT},
+        relations={
+            "manufacturer": "device_type__manufacturer",
+            "device_family": "device_type__device_family",
+        },
+        filters={
+            "has_primary_ip": flag(
+                lambda _: Q(primary_ip4__isnull=False) | Q(primary_ip6__isnull=False),
+                lambda device: device.primary_ip4_id is not None or device.primary_ip6_id is not None,
+            ),
+            "has_interfaces": flag(
+                lambda _: Q(interfaces__isnull=False), lambda device: device.interfaces.exists()
+            ),
+            "is_virtual_chassis_member": flag(
+                lambda _: Q(virtual_chassis__isnull=False),
+                lambda device: device.virtual_chassis_id is not None,
+            ),
+        },
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        VirtualChassis,
+        "dcim/virtual-chassis",
+        search=("name", "domain"),
+        counts={"member_count": "dcim.Device.virtual_chassis"},
+    )
+)
+register(
+    Resource(
+        DeviceRedundancyGroup, "dcim/device-redundancy-groups", search=("name", "description", "comments")
+    )
+)
+register(
+    Resource(
+        ModuleType,
+        "dcim/module-types",
+        display=Display(("model",)),
+        search=("model", "part_number", "comments"),
+        natural_key="model",
+    )
+)
+register(
+    Resource(
+        Module,
+        "dcim/modules",
+        display=Display(
+            ("module_type__model", "serial"), lambda model, serial: f"{model} ({serial})" if serial else model
+        ),
+        search=("serial", "asset_tag"),
+        natural_key=None,
+    )
+)
+
+# --- components --------------------------------------------------------------------------------
+
+COMPONENT_RELATIONS = {
+    "location": "device__location",
+    "rack": "device__rack",
+    "device_type": "device__device_type",
+}
+COMPONENTS = (
+    (ConsolePort, "dcim/console-ports"),
+    (ConsoleServerPort, "dcim/console-server-ports"),
+    (PowerPort, "dcim/power-ports"),
+    (PowerOutlet, "dcim/power-outlets"),
+    (FrontPort, "dcim/front-ports"),
+    (RearPort, "dcim/rear-ports"),
+    (DeviceBay, "dcim/device-bays"),
+)
+for component, route in COMPONENTS:
+    register(
+        Resource(
+            component,
+            route,
+            search=("name", "label", "description"),
+            relations=COMPONENT_RELATIONS,
+            natural_key=None,
+        )
+    )
+register(
+    Resource(
+        Interface,
+        "dcim/interfaces",
+        search=("name", "label", "description", "mac_address"),
+        counts={"ip_address_count": "ipam.IPAddressToInterface.interface"},
+        read_only=("ip_addresses",),
+        relations=COMPONENT_RELATIONS,
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        ModuleBay,
+        "dcim/module-bays",
+        search=("name", "label", "description", "position"),
+        relations={"location": "parent_device__location"},
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        InventoryItem,
+        "dcim/inventory-items",
+        search=("name", "label", "description", "part_id", "serial", "asset_tag"),
+        relations={"location": "device__location"},
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        InterfaceRedundancyGroup,
+        "dcim/interface-redundancy-groups",
+        read_only=("interfaces",),
+    )
+)
+register(
+    Resource(
+        InterfaceRedundancyGroupAssociation,
+        "dcim/interface-redundancy-group-associations",
+        display=Display(
+            ("interface_redundancy_group__name", "interface__device__name", "interface__name", "priority"),
+            lambda group, device, interface, priority: f"{group}: {device} {interface} ({priority})",
+        ),
+        search=(),
+        natural_key=None,
+    )
+)
+
+# --- power -----------------------------------------------------------------------------------
+
+register(
+    Resource(
+        PowerPanel,
+        "dcim/power-panels",
+        search=("name",),
+        counts={"power_feed_count": "dcim.PowerFeed.power_panel"},
+        natural_key=None,
+    )
+)
+register(Resource(PowerFeed, "dcim/power-feeds", search=("name", "comments"), natural_key=None))
+
+extend_graphql(query=graphql.query_fields)

@@ -7,6 +7,13 @@ from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 
 DEVICE_LIKE = ("dcim.device", "virtualization.virtualmachine")
+DCIM_MORE = (
+    "dcim.module",
+    "dcim.softwareversion",
+    "dcim.softwareimagefile",
+    "dcim.deviceredundancygroup",
+    "dcim.interfaceredundancygroup",
+)
 STATUSES = [
     # name, color, description, models
     (
@@ -25,6 +32,7 @@ STATUSES = [
             "circuits.circuit",
             "virtualization.vminterface",
             *DEVICE_LIKE,
+            *DCIM_MORE,
         ),
     ),
     ("Available", "4caf50", "Unit is available", ("dcim.rack",)),
@@ -36,7 +44,12 @@ STATUSES = [
         "Unit is being decommissioned",
         ("dcim.location", "dcim.powerfeed", "circuits.circuit", *DEVICE_LIKE),
     ),
-    ("Deprecated", "f44336", "Unit has been deprecated", ("ipam.prefix", "ipam.ipaddress", "ipam.vlan")),
+    (
+        "Deprecated",
+        "f44336",
+        "Unit has been deprecated",
+        ("ipam.prefix", "ipam.ipaddress", "ipam.vlan", "dcim.softwareversion", "dcim.softwareimagefile"),
+    ),
     ("DHCP", "4caf50", "Dynamically assigned IPv4/IPv6 address", ("ipam.ipaddress",)),
     (
         "Failed",
@@ -65,6 +78,7 @@ STATUSES = [
             "circuits.circuit",
             "virtualization.vminterface",
             *DEVICE_LIKE,
+            "dcim.module",
         ),
     ),
     ("Provisioning", "2196f3", "Circuit is being provisioned", ("circuits.circuit",)),

@@ -16,6 +16,9 @@ class VRF(PrimaryModel):
     prefixes = models.ManyToManyField(
         "ipam.Prefix", through="ipam.VRFPrefixAssignment", related_name="assigned_vrfs", blank=True
     )
+    devices = models.ManyToManyField(
+        "dcim.Device", through="ipam.VRFDeviceAssignment", related_name="vrfs", blank=True
+    )
 
     class Meta:
         ordering = ["name", "rd"]
@@ -136,6 +139,9 @@ class IPAddress(NetworkModel):
         related_name="nat_outside",
         verbose_name="NAT (inside)",
     )
+    interfaces = models.ManyToManyField(
+        "dcim.Interface", through="ipam.IPAddressToInterface", related_name="+", blank=True
+    )
 
     class Meta:
         ordering = ["ip_version", "host_address", "mask_length"]
@@ -194,3 +200,42 @@ class VLANLocationAssignment(BaseModel):
         ordering = ["vlan", "location"]
         verbose_name = "VLAN-location assignment"
         constraints = [models.UniqueConstraint(fields=["vlan", "location"], name="ipam_vlan_location_once")]
+
+
+class VRFDeviceAssignment(BaseModel):
+    vrf = models.ForeignKey(VRF, on_delete=models.CASCADE, related_name="device_assignments")
+    device = models.ForeignKey("dcim.Device", on_delete=models.CASCADE, related_name="vrf_assignments")
+    rd = models.CharField(  # noqa: DJ001
+        "route distinguisher", max_length=21, null=True, blank=True, help_text="Unique route distinguisher"
+    )
+    name = models.CharField(max_length=255, blank=True, help_text="The name of the VRF on the device")
+
+    class Meta:
+        ordering = ["vrf", "device"]
+        verbose_name = "VRF-device assignment"
+        constraints = [models.UniqueConstraint(fields=["vrf", "device"], name="ipam_vrf_device_once")]
+
+
+class IPAddressToInterface(BaseModel):
+    """An address on an interface, with the roles it plays there."""
+
+    ip_address = models.ForeignKey(IPAddress, on_delete=models.CASCADE, related_name="interface_assignments")
+    interface = models.ForeignKey(
+        "dcim.Interface", on_delete=models.CASCADE, related_name="ip_address_assignments"
+    )
+    is_source = models.BooleanField(default=False, help_text="Is source address on interface")
+    is_destination = models.BooleanField(default=False, help_text="Is destination address on interface")
+    is_default = models.BooleanField(default=False, help_text="Is default address on interface")
+    is_preferred = models.BooleanField(default=False, help_text="Is preferred address on interface")
+    is_primary = models.BooleanField(default=False, help_text="Is primary address on interface")
+    is_secondary = models.BooleanField(default=False, help_text="Is secondary address on interface")
+    is_standby = models.BooleanField(default=False, help_text="Is standby address on interface")
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["ip_address", "interface"]
+        verbose_name = "IP address to interface"
+        constraints = [
+            models.UniqueConstraint(fields=["ip_address", "interface"], name="ipam_ipaddress_interface_once")
+        ]

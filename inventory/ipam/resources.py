@@ -9,10 +9,12 @@ from .models import (
     VLAN,
     VRF,
     IPAddress,
+    IPAddressToInterface,
     Prefix,
     PrefixLocationAssignment,
     VLANGroup,
     VLANLocationAssignment,
+    VRFDeviceAssignment,
     VRFPrefixAssignment,
 )
 
@@ -106,7 +108,7 @@ def parse_vrf(value: str):
     raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
 
 
-register(Resource(VRF, "ipam/vrfs", read_only=("prefixes",), search=("name", "rd", "description")))
+register(Resource(VRF, "ipam/vrfs", read_only=("prefixes", "devices"), search=("name", "rd", "description")))
 register(Resource(VLANGroup, "ipam/vlan-groups", counts={"vlan_count": "ipam.VLAN.vlan_group"}))
 register(
     Resource(
@@ -163,6 +165,7 @@ register(
         display=Display(("ip_version", "host_address", "mask_length"), networks.cidr_text),
         hidden=("network_address", "broadcast_address", "host_address"),
         reverse={"nat_outside_list": "IPAddress.nat_inside"},
+        read_only=("interfaces",),
         natural_key=None,
         computed={
             "address": cidr("host_address", "mask_length", "set_address"),
@@ -209,6 +212,36 @@ register(
         VLANLocationAssignment,
         "ipam/vlan-location-assignments",
         display=Display(("vlan__name", "location__name"), lambda vlan, location: f"{vlan}: {location}"),
+        search=(),
+        natural_key=None,
+    )
+)
+
+register(
+    Resource(
+        VRFDeviceAssignment,
+        "ipam/vrf-device-assignments",
+        display=Display(("vrf__name", "device__name"), lambda vrf, device: f"{vrf}: {device}"),
+        search=("name", "rd"),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        IPAddressToInterface,
+        "ipam/ip-address-to-interface",
+        display=Display(
+            (
+                "ip_address__ip_version",
+                "ip_address__host_address",
+                "ip_address__mask_length",
+                "interface__device__name",
+                "interface__name",
+            ),
+            lambda version, host, length, device, interface: (
+                f"{networks.cidr_text(version, host, length)} {device} {interface}"
+            ),
+        ),
         search=(),
         natural_key=None,
     )

@@ -3,7 +3,15 @@
 from django.contrib.contenttypes.models import ContentType
 from django.core.management.base import BaseCommand
 
-from inventory.dcim.models import Location, LocationType
+from inventory.dcim.models import (
+    Device,
+    DeviceType,
+    InterfaceTemplate,
+    Location,
+    LocationType,
+    Manufacturer,
+    Rack,
+)
 from inventory.extras.models import Role, Status, Tag
 from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Token, User
@@ -64,3 +72,30 @@ class Command(BaseCommand):
             )
             if created:
                 location.tags.set(tags)
+        self.seed_devices(site, Location.objects.get(name="AMS1", parent=europe), active)
+
+    def seed_devices(self, site, ams, active):
+        """A rack with two switches whose type brings eight interfaces each."""
+        site.content_types.add(*(ContentType.objects.get_for_model(m) for m in (Device, Rack)))
+        role, _ = Role.objects.get_or_create(name="Access switch", defaults={"color": "4caf50"})
+        role.content_types.add(ContentType.objects.get_for_model(Device))
+        maker, _ = Manufacturer.objects.get_or_create(name="Arista")
+        switch, created = DeviceType.objects.get_or_create(manufacturer=maker, model="DCS-7050SX3-48YC8")
+        if created:
+            for n in range(1, 9):
+                InterfaceTemplate.objects.create(
+                    device_type=switch, name=f"Ethernet{n}", type="25gbase-x-sfp28"
+                )
+        rack, _ = Rack.objects.get_or_create(name="AMS1-R01", location=ams, defaults={"status": active})
+        for position, name in ((40, "ams1-leaf1"), (39, "ams1-leaf2")):
+            if not Device.objects.filter(name=name, location=ams).exists():
+                Device.objects.create(
+                    name=name,
+                    device_type=switch,
+                    role=role,
+                    status=active,
+                    location=ams,
+                    rack=rack,
+                    position=position,
+                    face="front",
+                )

@@ -1,0 +1,630 @@
+"""Components of devices and modules: ports, interfaces, bays, inventory items, redundancy groups."""
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from inventory.base import BaseModel, PrimaryModel, TreeModel
+
+from .. import choices
+from ..naming import naturalize
+
+# Interface types that have no physical connector.
+VIRTUAL_INTERFACE_TYPES = frozenset({"virtual", "bridge", "lag", "tunnel"})
+MAC_ADDRESS = re.compile(r"^([0-9A-Fa-f]{2})([-:.]?)([0-9A-Fa-f]{2})(?:\2[0-9A-Fa-f]{2}){4}$")
+
+
+class NaturallyOrdered(models.Model):
+    """A name that sorts naturally through a hidden `_name` column, derived on every save."""
+
+    _name = models.CharField(max_length=255, blank=True, db_index=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def prepare_for_bulk(self) -> None:
+        """What save() derives, for rows written with bulk_create."""
+        self._name = naturalize(self.name)
+
+    def save(self, *args, **kwargs):
+        self.prepare_for_bulk()
+        super().save(*args, **kwargs)
+
+
+class ComponentModel(NaturallyOrdered, PrimaryModel):
+    """A named part of one device or one module (exactly one of the two)."""
+
+    device = models.ForeignKey(
+        "dcim.Device", on_delete=models.CASCADE, null=True, blank=True, related_name="%(class)ss"
+    )
+    module = models.ForeignKey(
+        "dcim.Module", on_delete=models.CASCADE, null=True, blank=True, related_name="%(class)ss"
+    )
+    name = models.CharField(max_length=255, db_index=True)
+    label = models.CharField(max_length=255, blank=True, help_text="Physical label")
+    description = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["device", "_name", "id"]
+
+    @classmethod
+    def owner_fields(cls) -> tuple[str, str | None]:
+        return "device", "module"
+
+    @classmethod
+    def instantiation_defaults(cls) -> dict:
+        """Values a component made from a template takes that the template does not carry."""
+        return {}
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def parent(self):
+        """The device this component belongs to, directly or through its module."""
+        if self.device_id is not None:
+            return self.device
+        return self.module.device if self.module_id is not None else None
+
+    def clean(self):
+        super().clean()
+        device_field, module_field = self.owner_fields()
+        device_id = getattr(self, f"{device_field}_id")
+        module_id = getattr(self, f"{module_field}_id") if module_field else None
+        if device_id and module_id:
+            raise ValidationError("Only one of device or module must be set")
+        if not device_id and not module_id:
+            raise ValidationError("Either device or module must be set")
+        if not self._state.adding:
+            before = (
+                type(self)._default_manager.filter(pk=self.pk).values_list(f"{device_field}_id", flat=True)
+            )
+            previous = before.first()
+            if previous is not None and previous != device_id:
+                raise ValidationError({device_field: ["Components cannot be moved to a different device."]})
+        owner = {device_field: device_id} if device_id else {module_field: module_id}
+        if type(self)._default_manager.filter(name=self.name, **owner).exclude(pk=self.pk).exists():
+            kind = "device" if device_id else "module"
+            raise ValidationError(
+                {"name": [f"A {self._meta.verbose_name} named {self.name} already exists on this {kind}."]}
+            )
+
+
+def clean_draw(port) -> None:
+    """A power port (or its template) cannot be allocated more than it may draw."""
+    maximum, allocated = port.maximum_draw, port.allocated_draw
+    if maximum is not None and allocated is not None and allocated > maximum:
+        raise ValidationError(
+            {"allocated_draw": [f"Allocated draw cannot exceed the maximum draw ({maximum}W)."]}
+        )
+
+
+def _unique_per_owner(name: str, device="device", module="module"):
+    return [
+        models.UniqueConstraint(fields=[device, "name"], name=f"dcim_{name}_device_name"),
+        models.UniqueConstraint(fields=[module, "name"], name=f"dcim_{name}_module_name"),
+    ]
+
+
+class ConsolePort(ComponentModel):
+    type = models.CharField(max_length=50, choices=choices.CONSOLE_PORT_TYPES, blank=True)
+
+    class Meta(ComponentModel.Meta):
+        constraints = _unique_per_owner("consoleport")
+
+
+class ConsoleServerPort(ComponentModel):
+    type = models.CharField(max_length=50, choices=choices.CONSOLE_PORT_TYPES, blank=True)
+
+    class Meta(ComponentModel.Meta):
+        constraints = _unique_per_owner("consoleserverport")
+
+
+class PowerPort(ComponentModel):
+    type = models.CharField(max_length=50, choices=choices.POWER_PORT_TYPES, blank=True)
+    maximum_draw = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)], help_text="Maximum power draw (watts)"
+    )
+    allocated_draw = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)], help_text="Allocated power draw (watts)"
+    )
+
+    class Meta(ComponentModel.Meta):
+        constraints = _unique_per_owner("powerport")
+
+    def clean(self):
+        super().clean()
+        clean_draw(self)
+
+
+class PowerOutlet(ComponentModel):
+    type = models.CharField(max_length=50, choices=choices.POWER_OUTLET_TYPES, blank=True)
+    power_port = models.ForeignKey(
+        PowerPort, on_delete=models.SET_NULL, null=True, blank=True, related_name="power_outlets"
+    )
+    feed_leg = models.CharField(
+        max_length=50, choices=choices.FEED_LEGS, blank=True, help_text="Phase (for three-phase feeds)"
+    )
+
+    class Meta(ComponentModel.Meta):
+        constraints = _unique_per_owner("poweroutlet")
+
+    def clean(self):
+        super().clean()
+        if self.power_port_id is not None and self.power_port.parent != self.parent:
+            raise ValidationError(
+                {"power_port": [f"Parent power port ({self.power_port}) must belong to the same device"]}
+            )
+
+
+class Interface(ComponentModel):
+    type = models.CharField(max_length=50, choices=choices.INTERFACE_TYPES)
+    port_type = models.CharField(
+        max_length=50, choices=choices.PORT_TYPES, blank=True, help_text="Physical connector type"
+    )
+    status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
+    role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    enabled = models.BooleanField(default=True)
+    mgmt_only = models.BooleanField(
+        default=False,
+        verbose_name="Management only",
+        help_text="This interface is used only for out-of-band management",
+    )
+    mtu = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(65536)], verbose_name="MTU"
+    )
+    mac_address = models.CharField(  # noqa: DJ001
+        max_length=18, null=True, blank=True, verbose_name="MAC Address", db_index=True
+    )
+    speed = models.PositiveIntegerField(null=True, blank=True, help_text="Speed in Kbps")
+    duplex = models.CharField(max_length=10, choices=choices.INTERFACE_DUPLEX, blank=True)
+    mode = models.CharField(max_length=50, choices=choices.INTERFACE_MODES, blank=True)
+    breakout_position = models.PositiveSmallIntegerField(null=True, blank=True)
+    lag = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="member_interfaces",
+        verbose_name="Parent LAG",
+        help_text="Assigned LAG interface",
+    )
+    parent_interface = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="child_interfaces",
+        help_text="Assigned parent interface",
+    )
+    bridge = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="bridged_interfaces",
+        help_text="Assigned bridge interface",
+    )
+    untagged_vlan = models.ForeignKey(
+        "ipam.VLAN",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="interfaces_as_untagged",
+        verbose_name="Untagged VLAN",
+    )
+    tagged_vlans = models.ManyToManyField(
+        "ipam.VLAN", related_name="interfaces_as_tagged", blank=True, verbose_name="Tagged VLANs"
+    )
+    vrf = models.ForeignKey(
+        "ipam.VRF",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="interfaces",
+        verbose_name="VRF",
+    )
+    ip_addresses = models.ManyToManyField(
+        "ipam.IPAddress", through="ipam.IPAddressToInterface", related_name="+", blank=True
+    )
+
+    class Meta(ComponentModel.Meta):
+        constraints = _unique_per_owner("interface")
+
+    @classmethod
+    def instantiation_defaults(cls) -> dict:
+        from django.contrib.contenttypes.models import ContentType
+
+        from inventory.extras.models import Status
+
+        allowed = Status.objects.filter(content_types=ContentType.objects.get_for_model(cls))
+        status = allowed.filter(name="Active").first() or allowed.order_by("name").first()
+        if status is None:
+            raise ValidationError(
+                "No status applies to interfaces: give one the dcim.interface content type."
+            )
+        return {"status": status}
+
+    def clean(self):
+        super().clean()
+        if self.mac_address:
+            self.mac_address = normalize_mac(self.mac_address)
+        parent = self.parent
+        self.clean_peer("lag", "A LAG interface cannot be its own parent.")
+        if self.lag_id is not None:
+            if self.lag.type != "lag":
+                raise ValidationError(
+                    {"lag": [f"The selected interface ({self.lag}) is not a LAG interface."]}
+                )
+            if self.type == "virtual":
+                raise ValidationError({"lag": ["Virtual interfaces cannot have a parent LAG interface."]})
+        if self.type in VIRTUAL_INTERFACE_TYPES and self.port_type:
+            raise ValidationError({"port_type": ["Virtual and wireless interfaces cannot have a port type."]})
+        self.clean_peer("parent_interface", "An interface cannot be its own parent.")
+        self.clean_peer("bridge", "An interface cannot be bridged to itself.")
+        if self.untagged_vlan_id is not None and not self.mode:
+            raise ValidationError({"untagged_vlan": ["Mode must be set when specifying untagged_vlan"]})
+        if self.vrf_id is not None and parent is not None and not parent.vrfs.filter(pk=self.vrf_id).exists():
+            raise ValidationError({"vrf": ["VRF must be assigned to same Device."]})
+        self.clean_untagged_vlan(parent)
+
+    def clean_peer(self, field: str, to_itself: str) -> None:
+        """A LAG, parent or bridge interface must be another interface of the same device (or chassis)."""
+        peer_id = getattr(self, f"{field}_id")
+        if peer_id is None:
+            return
+        if peer_id == self.pk:
+            raise ValidationError({field: [to_itself]})
+        peer, parent = getattr(self, field), self.parent
+        if parent is None or peer.parent == parent:
+            return
+        label = {
+            "lag": "LAG interface",
+            "parent_interface": "parent interface",
+            "bridge": "bridge interface",
+        }[field]
+        if peer.parent is None:
+            raise ValidationError({field: [f"The selected {label} ({peer}) does not belong to a device."]})
+        if parent.virtual_chassis_id is None:
+            raise ValidationError(
+                {field: [f"The selected {label} ({peer}) belongs to a different device ({peer.parent})."]}
+            )
+        if peer.parent.virtual_chassis_id != parent.virtual_chassis_id:
+            raise ValidationError(
+                {
+                    field: [
+                        f"The selected {label} ({peer}) belongs to {peer.parent}, which is not part of "
+                        f"virtual chassis {parent.virtual_chassis}."
+                    ]
+                }
+            )
+
+    def clean_untagged_vlan(self, parent) -> None:
+        vlan = self.untagged_vlan if self.untagged_vlan_id else None
+        if vlan is None or parent is None or vlan_allowed_at(vlan, parent.location):
+            return
+        raise ValidationError(
+            {
+                "untagged_vlan": [
+                    f"The untagged VLAN ({vlan}) must have a common location as the interface's parent device, "
+                    "or is in one of the parents of the interface's parent device's location, or it must be global."
+                ]
+            }
+        )
+
+    def clean_related(self, many: dict) -> None:
+        """Rules over many-to-many values about to be set (tagged VLANs follow the mode)."""
+        vlans = many.get("tagged_vlans")
+        if vlans is None and self.mode != "tagged" and not self._state.adding:
+            if self.tagged_vlans.exists():
+                many["tagged_vlans"] = []  # leaving "tagged" mode drops the tagged VLANs
+            return
+        if not vlans:
+            return
+        if self.mode != "tagged":
+            raise ValidationError(
+                {"tagged_vlans": ["Mode must be set to tagged when specifying tagged_vlans"]}
+            )
+        parent = self.parent
+        for vlan in vlans:
+            if parent is not None and not vlan_allowed_at(vlan, parent.location):
+                raise ValidationError(
+                    {
+                        "tagged_vlans": [
+                            f"Tagged VLAN with names {vlan.name} must all belong to the same location as the "
+                            "interface's parent device, one of the parent locations of the interface's parent "
+                            "device's location, or it must be global."
+                        ]
+                    }
+                )
+
+
+def vlan_allowed_at(vlan, location) -> bool:
+    """A VLAN may be used at a location it (or its assignments) covers, or anywhere when global."""
+    own = set(vlan.locations.values_list("pk", flat=True))
+    if vlan.location_id:
+        own.add(vlan.location_id)
+    if not own:
+        return True
+    return bool(own & {location.pk, *(a.pk for a in location.ancestors())})
+
+
+def normalize_mac(value: str) -> str:
+    """Any common MAC notation -> upper-case colon form; anything else is a validation error."""
+    text = value.strip()
+    digits = re.sub(r"[-:.]", "", text)
+    if not re.fullmatch(r"[0-9A-Fa-f]{12}", digits) or not (
+        MAC_ADDRESS.match(text) or re.fullmatch(r"([0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}", text)
+    ):
+        raise ValidationError({"mac_address": [f"Enter a valid MAC address: {value}"]})
+    return ":".join(digits[i : i + 2] for i in range(0, 12, 2)).upper()
+
+
+class RearPort(ComponentModel):
+    type = models.CharField(max_length=50, choices=choices.PORT_TYPES)
+    positions = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(1024)]
+    )
+
+    class Meta(ComponentModel.Meta):
+        constraints = _unique_per_owner("rearport")
+
+    def clean(self):
+        super().clean()
+        if self.pk is not None and self.positions:
+            mapped = self.front_ports.aggregate(top=models.Max("rear_port_position"))["top"]
+            if mapped and mapped > self.positions:
+                raise ValidationError(
+                    {
+                        "positions": [
+                            f"The number of positions cannot be less than the number of mapped front ports ({mapped})"
+                        ]
+                    }
+                )
+
+
+class FrontPort(ComponentModel):
+    type = models.CharField(max_length=50, choices=choices.PORT_TYPES)
+    rear_port = models.ForeignKey(RearPort, on_delete=models.CASCADE, related_name="front_ports")
+    rear_port_position = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(1024)]
+    )
+
+    class Meta(ComponentModel.Meta):
+        constraints = _unique_per_owner("frontport") + [
+            models.UniqueConstraint(
+                fields=["rear_port", "rear_port_position"], name="dcim_frontport_rear_position"
+            )
+        ]
+
+    def clean(self):
+        super().clean()
+        if self.rear_port_id is None:
+            return
+        rear = self.rear_port
+        if rear.parent != self.parent:
+            raise ValidationError({"rear_port": [f"Rear port ({rear}) must belong to the same device"]})
+        if self.rear_port_position and self.rear_port_position > rear.positions:
+            raise ValidationError(
+                {
+                    "rear_port_position": [
+                        f"Invalid rear port position ({self.rear_port_position}): Rear port {rear.name} has only "
+                        f"{rear.positions} positions"
+                    ]
+                }
+            )
+
+
+class DeviceBay(NaturallyOrdered, PrimaryModel):
+    device = models.ForeignKey("dcim.Device", on_delete=models.CASCADE, related_name="device_bays")
+    name = models.CharField(max_length=255, db_index=True)
+    label = models.CharField(max_length=255, blank=True, help_text="Physical label")
+    description = models.CharField(max_length=255, blank=True)
+    installed_device = models.OneToOneField(
+        "dcim.Device", on_delete=models.SET_NULL, null=True, blank=True, related_name="parent_bay"
+    )
+
+    class Meta:
+        ordering = ["device", "_name", "id"]
+        constraints = [models.UniqueConstraint(fields=["device", "name"], name="dcim_devicebay_device_name")]
+
+    @classmethod
+    def owner_fields(cls) -> tuple[str, str | None]:
+        return "device", None
+
+    instantiation_defaults = ComponentModel.instantiation_defaults
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self):
+        super().clean()
+        if self.device_id is None:
+            return
+        if self.device.device_type.subdevice_role != "parent":
+            raise ValidationError(
+                f"This type of device ({self.device.device_type}) does not support device bays."
+            )
+        if self.installed_device_id is None:
+            return
+        if self.installed_device_id == self.device_id:
+            raise ValidationError("Cannot install a device into itself.")
+        if self.installed_device.device_type.subdevice_role != "child":
+            raise ValidationError(
+                {
+                    "installed_device": [
+                        f"Cannot install device {self.installed_device}; its device type "
+                        f"({self.installed_device.device_type}) is not a child device type."
+                    ]
+                }
+            )
+        current = (
+            DeviceBay.objects.filter(installed_device=self.installed_device_id).exclude(pk=self.pk).first()
+        )
+        if current is not None:
+            raise ValidationError(
+                {
+                    "installed_device": [
+                        f"Cannot install the specified device; device is already installed in {current}"
+                    ]
+                }
+            )
+        ancestor, seen = self.device, set()
+        while ancestor is not None and ancestor.pk not in seen:
+            if ancestor.pk == self.installed_device_id:
+                raise ValidationError(
+                    "Installing this device would create a loop; it is already an ancestor of this bay's device."
+                )
+            seen.add(ancestor.pk)
+            bay = DeviceBay.objects.filter(installed_device=ancestor.pk).select_related("device").first()
+            ancestor = bay.device if bay else None
+
+
+class ModuleBay(NaturallyOrdered, PrimaryModel):
+    parent_device = models.ForeignKey(
+        "dcim.Device", on_delete=models.CASCADE, null=True, blank=True, related_name="module_bays"
+    )
+    parent_module = models.ForeignKey(
+        "dcim.Module", on_delete=models.CASCADE, null=True, blank=True, related_name="module_bays"
+    )
+    name = models.CharField(max_length=255, db_index=True)
+    position = models.CharField(
+        max_length=255, blank=True, help_text="The position of the module bay within the parent device/module"
+    )
+    label = models.CharField(max_length=255, blank=True, help_text="Physical label")
+    description = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["parent_device", "parent_module", "_name", "id"]
+        constraints = _unique_per_owner("modulebay", "parent_device", "parent_module")
+
+    @classmethod
+    def owner_fields(cls) -> tuple[str, str | None]:
+        return "parent_device", "parent_module"
+
+    instantiation_defaults = ComponentModel.instantiation_defaults
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self):
+        super().clean()
+        if self.parent_device_id and self.parent_module_id:
+            raise ValidationError("Only one of parent_device or parent_module must be set")
+        if not self.parent_device_id and not self.parent_module_id:
+            raise ValidationError("Either parent_device or parent_module must be set")
+        owner = (
+            {"parent_device": self.parent_device_id}
+            if self.parent_device_id
+            else {"parent_module": self.parent_module_id}
+        )
+        if ModuleBay.objects.filter(name=self.name, **owner).exclude(pk=self.pk).exists():
+            raise ValidationError(
+                {"name": [f"A module bay named {self.name} already exists on this parent."]}
+            )
+
+
+class InventoryItem(NaturallyOrdered, TreeModel, PrimaryModel):
+    device = models.ForeignKey("dcim.Device", on_delete=models.CASCADE, related_name="inventory_items")
+    name = models.CharField(max_length=255, db_index=True)
+    label = models.CharField(max_length=255, blank=True, help_text="Physical label")
+    manufacturer = models.ForeignKey(
+        "dcim.Manufacturer", on_delete=models.PROTECT, null=True, blank=True, related_name="inventory_items"
+    )
+    part_id = models.CharField(
+        max_length=255, blank=True, verbose_name="Part ID", help_text="Manufacturer-assigned part identifier"
+    )
+    serial = models.CharField(max_length=255, blank=True, verbose_name="Serial number", db_index=True)
+    asset_tag = models.CharField(  # noqa: DJ001
+        max_length=255,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="A unique tag used to identify this item",
+    )
+    discovered = models.BooleanField(default=False, help_text="This item was automatically discovered")
+    description = models.CharField(max_length=255, blank=True)
+    software_version = models.ForeignKey(
+        "dcim.SoftwareVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="inventory_items",
+    )
+
+    class Meta:
+        ordering = ["device", "_name", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["device", "parent", "name"], name="dcim_inventoryitem_device_parent_name"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self):
+        super().clean()
+        if (
+            self.parent_id is not None
+            and self.device_id is not None
+            and self.parent.device_id != self.device_id
+        ):
+            raise ValidationError(
+                {"parent": [f"The parent inventory item ({self.parent}) must belong to the same device."]}
+            )
+
+
+class InterfaceRedundancyGroup(PrimaryModel):
+    name = models.CharField(max_length=255, unique=True)
+    status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
+    description = models.CharField(max_length=255, blank=True)
+    protocol = models.CharField(max_length=50, choices=choices.REDUNDANCY_PROTOCOLS, blank=True)
+    protocol_group_id = models.CharField(max_length=50, blank=True)
+    virtual_ip = models.ForeignKey(
+        "ipam.IPAddress",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="interface_redundancy_groups",
+    )
+    interfaces = models.ManyToManyField(
+        Interface,
+        through="dcim.InterfaceRedundancyGroupAssociation",
+        related_name="interface_redundancy_groups",
+        blank=True,
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+
+class InterfaceRedundancyGroupAssociation(BaseModel):
+    interface_redundancy_group = models.ForeignKey(
+        InterfaceRedundancyGroup,
+        on_delete=models.CASCADE,
+        related_name="interface_redundancy_group_associations",
+    )
+    interface = models.ForeignKey(
+        Interface, on_delete=models.CASCADE, related_name="interface_redundancy_group_associations"
+    )
+    priority = models.PositiveSmallIntegerField()
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["interface_redundancy_group", "-priority", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["interface_redundancy_group", "interface"],
+                name="dcim_interfaceredundancygroup_interface",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.interface_redundancy_group}: {self.interface.parent} {self.interface} ({self.priority})"
+        )
