@@ -307,10 +307,8 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                 match = Q(**{f"{f.path}__in": pks})
                 queryset = queryset.exclude(match) if f.negate else queryset.filter(match)
             elif f.kind == "tags":
-                from inventory.extras.models import Tag
-
-                pks = resolve_related(Tag, "name", values, name)
                 tags = resource.model._meta.get_field("tags")
+                pks = resolve_related(tags.related_model, "name", values, name)
                 through, source = tags.remote_field.through, f"{tags.m2m_field_name()}_id"
                 member = f"{tags.m2m_reverse_field_name()}_id"
                 for pk in pks:

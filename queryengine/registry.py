@@ -18,8 +18,6 @@ from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
-from inventory.base import TreeModel
-
 # Field kinds a resource exposes; the GraphQL schema, compiler and filters switch on these.
 SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC, COMPUTED, REVERSE = (
     "scalar",
@@ -125,6 +123,8 @@ class Resource:
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
     # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter.
     relations: dict[str, str] = field(default_factory=dict)
+    # Objects usable only on the models their `content_types` name (statuses, roles, tags).
+    scoped_by_content_types: bool = False
 
     @property
     def app_label(self) -> str:
@@ -161,9 +161,14 @@ class Resource:
     def verbose_name(self) -> str:
         return self.model._meta.object_name
 
-    @property
+    @cached_property
     def is_tree(self) -> bool:
-        return issubclass(self.model, TreeModel)
+        """Objects in a tree through a `parent` pointing at their own model."""
+        try:
+            parent = self.model._meta.get_field("parent")
+        except Exception:
+            return False
+        return parent.many_to_one and parent.related_model is self.model
 
     @cached_property
     def fields(self) -> list[FieldSpec]:

@@ -11,8 +11,6 @@ from django.core.exceptions import FieldError, ValidationError
 from django.db import models
 from django.db.models import ProtectedError, RestrictedError
 
-from inventory.extras.models import ContentTypeScoped
-
 from .errors import Conflict, NotFound, ValidationFailed
 from .registry import (
     COMPUTED,
@@ -73,7 +71,8 @@ def _attrs_repr(attrs: dict) -> str:
 def related_queryset(model: type[models.Model], owner: Resource):
     """Statuses, roles and tags may only be used on the models their content types name."""
     queryset = model._default_manager.all()
-    if issubclass(model, ContentTypeScoped):
+    target = resource_for(model)
+    if target is not None and target.scoped_by_content_types:
         queryset = queryset.filter(content_types=ContentType.objects.get_for_model(owner.model))
     return queryset
 

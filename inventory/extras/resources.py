@@ -2,9 +2,9 @@ from queryengine.registry import Display, Resource, register
 
 from .models import Note, Role, Status, Tag
 
-register(Resource(Status, "extras/statuses"))
-register(Resource(Role, "extras/roles"))
-register(Resource(Tag, "extras/tags"))
+register(Resource(Status, "extras/statuses", scoped_by_content_types=True))
+register(Resource(Role, "extras/roles", scoped_by_content_types=True))
+register(Resource(Tag, "extras/tags", scoped_by_content_types=True))
 register(
     Resource(
         Note,
