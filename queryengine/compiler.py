@@ -272,7 +272,8 @@ class ObjectPlan:
             columns = ", ".join(self.col(c) for c in spec.computed.columns)
             return self.value(text, f"{self.constant(spec.computed.render)}({columns})")
         if spec.kind == FOREIGN_KEY:
-            return self.related(text, resource_for(spec.target), node, jsonsql.IdText(F(f"{name}_id")))
+            id_path = spec.columns[0] if spec.columns else f"{name}_id"  # a reverse one-to-one joins
+            return self.related(text, resource_for(spec.target), node, jsonsql.IdText(F(id_path)))
         if spec.kind == CONTENT_TYPE:
             label = jsonsql.Cat(F(f"{name}__app_label"), jsonsql.const("."), F(f"{name}__model"))
             return text.sql(jsonsql.or_null(jsonsql.JsonString(label)))

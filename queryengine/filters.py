@@ -216,7 +216,7 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 add(spec.name, spec.name, lookups, parse, nullable=f.null and lookups is not STRING_LOOKUPS)
         elif spec.kind == FOREIGN_KEY:
             add(spec.name, spec.name, EXACT_LOOKUPS, None, "related", nullable=f.null)
-            if f"{spec.name}_id" not in {s.name for s in resource.fields}:
+            if f.concrete and f"{spec.name}_id" not in {s.name for s in resource.fields}:
                 add(f"{spec.name}_id", f.attname, EXACT_LOOKUPS, parse_uuid)
         elif spec.kind == CONTENT_TYPE:
             add(spec.name, spec.name, EXACT_LOOKUPS, parse_content_type, nullable=f.null)

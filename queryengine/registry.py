@@ -125,6 +125,9 @@ class Resource:
     relations: dict[str, str] = field(default_factory=dict)
     # Objects usable only on the models their `content_types` name (statuses, roles, tags).
     scoped_by_content_types: bool = False
+    # One-to-one fields of other models pointing here, shown (read-only) as this object's own
+    # reference: a device's `parent_bay` is the bay whose `installed_device` it is.
+    reverse_one: tuple[str, ...] = ()
 
     @property
     def app_label(self) -> str:
@@ -187,6 +190,11 @@ class Resource:
                 specs.append(FieldSpec(f.name, kind, f, f.related_model))
             elif f.concrete:
                 specs.append(FieldSpec(f.name, SCALAR, f))
+        for name in self.reverse_one:
+            relation = self.model._meta.get_field(name)
+            specs.append(
+                FieldSpec(name, FOREIGN_KEY, relation, relation.related_model, columns=(f"{name}__pk",))
+            )
         for name, (type_field, id_field) in self.generic.items():
             specs.append(FieldSpec(name, GENERIC, columns=(type_field, id_field)))
         for name, source in self.reverse.items():

@@ -99,7 +99,9 @@ def describe_fields(resource: Resource) -> dict:
                 "read_only": entry is None,
                 "label": _label(spec.name.replace("_", " ")),
             }
-        elif spec.kind in (GENERIC, REVERSE):
+        elif (
+            spec.kind in (GENERIC, REVERSE) or spec.model_field is not None and not spec.model_field.concrete
+        ):
             fields[spec.name] = _read_only(spec.name)
         elif spec.kind in (SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPES) or spec.model_field is not None:
             entry = writable.get(spec.name)

@@ -218,7 +218,8 @@ BAD_VALUES = {
 
 def value_at(obj, path: str):
     for part in path.split("__"):
-        obj = None if obj is None else getattr(obj, "pk" if part == "pk" else part)
+        # a missing reverse one-to-one (a device in no bay) reads as None
+        obj = None if obj is None else getattr(obj, "pk" if part == "pk" else part, None)
     return obj
 
 

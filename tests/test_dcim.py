@@ -408,3 +408,22 @@ def test_config_context_only_on_request(api, sample):
     rows = api.json(DEVICES, {"include": "config_context", "depth": 1})["results"]
     assert all(row["config_context"] == {} for row in rows)
     assert "config_context" not in api.json(INTERFACES, {"include": "config_context"})["results"][0]
+
+
+def test_bays_show_what_they_hold_and_devices_their_bay(api, sample):
+    blade = Device.objects.get(name=None)
+    bay = blade.parent_bay
+    shown = api.json(f"{DEVICES}{blade.pk}/", {"depth": 1})
+    assert shown["parent_bay"]["id"] == str(bay.pk) and shown["parent_bay"]["name"] == "slot 1"
+    assert api.json(f"{DEVICES}{Device.objects.get(name='leaf1').pk}/")["parent_bay"] is None
+    module = Module.objects.get(serial="M1")
+    module_bay = api.json(f"/api/dcim/module-bays/{module.parent_module_bay_id}/")
+    assert module_bay["installed_module"]["id"] == str(module.pk)
+    assert api.json(DEVICES, {"parent_bay__isnull": "false"})["count"] == 1
+    status, errors = send(
+        api,
+        "patch",
+        f"/api/dcim/device-bays/{bay.pk}/",
+        {"installed_device": str(Device.objects.get(name="leaf1").pk)},
+    )
+    assert status == 400 and "installed_device" in errors  # not a child device type

@@ -231,6 +231,7 @@ register(
             "local_config_context_data_owner_object_id",
         ),
         computed={"config_context": CONFIG_CONTEXT},
+        reverse_one=("parent_bay",),
         relations={
             "manufacturer": "device_type__manufacturer",
             "device_family": "device_type__device_family",
@@ -326,6 +327,7 @@ register(
     Resource(
         ModuleBay,
         "dcim/module-bays",
+        reverse_one=("installed_module",),
         search=("name", "label", "description", "position"),
         relations={"location": "parent_device__location"},
         natural_key=None,
