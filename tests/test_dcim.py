@@ -427,3 +427,16 @@ def test_bays_show_what_they_hold_and_devices_their_bay(api, sample):
         {"installed_device": str(Device.objects.get(name="leaf1").pk)},
     )
     assert status == 400 and "installed_device" in errors  # not a child device type
+
+
+def test_objects_only_at_locations_whose_type_lists_them(api, sample):
+    europe = Location.objects.get(name="Europe")
+    status, errors = send(api, "post", DEVICES, new_device("far", location=str(europe.pk)))
+    assert status == 400 and errors == {
+        "location": ['Devices may not associate to locations of type "Region".']
+    }
+    body = {"name": "rg", "location": str(europe.pk)}
+    status, errors = send(api, "post", "/api/dcim/rack-groups/", body)
+    assert status == 400 and errors == {
+        "location": ['Rack groups may not associate to locations of type "Region".']
+    }

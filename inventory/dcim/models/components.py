@@ -349,7 +349,7 @@ def vlan_allowed_at(vlan, location) -> bool:
         own.add(vlan.location_id)
     if not own:
         return True
-    return bool(own & {location.pk, *(a.pk for a in location.ancestors())})
+    return bool(own & location.lineage())
 
 
 def normalize_mac(value: str) -> str:

@@ -380,13 +380,7 @@ class Device(PrimaryModel):
     def clean(self):
         super().clean()
         if self.location_id is not None:
-            location_type = self.location.location_type
-            if not location_type.content_types.filter(
-                pk=ContentType.objects.get_for_model(Device).pk
-            ).exists():
-                raise ValidationError(
-                    {"location": [f'Devices may not associate to locations of type "{location_type}".']}
-                )
+            self.location.check_admits(Device)
         self.clean_name()
         self.clean_rack()
         self.clean_primary_ips()
@@ -447,11 +441,7 @@ class Device(PrimaryModel):
                     {"position": ["Cannot select a rack position without assigning a rack."]}
                 )
             return
-        rack_location = self.rack.location
-        if self.location_id is not None and self.location_id not in {
-            rack_location.pk,
-            *(a.pk for a in rack_location.ancestors()),
-        }:
+        if self.location_id is not None and self.location_id not in self.rack.location.lineage():
             raise ValidationError(
                 {
                     "rack": [
@@ -555,13 +545,7 @@ class Module(PrimaryModel):
         if self.location_id is not None and self.parent_module_bay_id is not None:
             raise ValidationError("Only one of location or parent_module_bay must be set")
         if self.location_id is not None:
-            location_type = self.location.location_type
-            if not location_type.content_types.filter(
-                pk=ContentType.objects.get_for_model(Module).pk
-            ).exists():
-                raise ValidationError(
-                    {"location": [f'Modules may not associate to locations of type "{location_type}".']}
-                )
+            self.location.check_admits(Module)
         bay = self.parent_module_bay
         seen = {self.pk}
         while bay is not None and bay.parent_module_id is not None:

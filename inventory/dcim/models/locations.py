@@ -67,3 +67,21 @@ class Location(TreeModel, PrimaryModel):
                     ]
                 }
             )
+
+    def lineage(self) -> set:
+        """The ids of this location and of every location above it."""
+        return {self.pk, *(a.pk for a in self.ancestors())}
+
+    def check_admits(self, model) -> None:
+        """Objects of `model` are placed only at locations whose type lists the model."""
+        if not self.location_type.content_types.filter(
+            pk=ContentType.objects.get_for_model(model).pk
+        ).exists():
+            kind = str(model._meta.verbose_name_plural)
+            raise ValidationError(
+                {
+                    "location": [
+                        f'{kind[:1].upper()}{kind[1:]} may not associate to locations of type "{self.location_type}".'
+                    ]
+                }
+            )

@@ -34,17 +34,17 @@ class PowerPanel(PrimaryModel):
 
     def clean(self):
         super().clean()
-        if self.rack_group_id is not None and self.location_id is not None:
-            lineage = {self.location_id, *(a.pk for a in self.location.ancestors())}
-            if self.rack_group.location_id not in lineage:
-                raise ValidationError(
-                    {
-                        "rack_group": [
-                            f'Rack group "{self.rack_group}" ({self.rack_group.location}) is in a different '
-                            f'location than "{self.location}"'
-                        ]
-                    }
-                )
+        if self.rack_group_id is None or self.location_id is None:
+            return
+        if self.rack_group.location_id not in self.location.lineage():
+            raise ValidationError(
+                {
+                    "rack_group": [
+                        f'Rack group "{self.rack_group}" ({self.rack_group.location}) is in a different '
+                        f'location than "{self.location}"'
+                    ]
+                }
+            )
 
 
 class PowerFeed(PrimaryModel):
@@ -121,9 +121,11 @@ class PowerFeed(PrimaryModel):
         if panel is None:
             return
         if self.rack_id is not None:
-            rack_lineage = {self.rack.location_id, *(a.pk for a in self.rack.location.ancestors())}
-            panel_lineage = {panel.location_id, *(a.pk for a in panel.location.ancestors())}
-            if panel.location_id not in rack_lineage and self.rack.location_id not in panel_lineage:
+            rack_location = self.rack.location
+            if (
+                panel.location_id not in rack_location.lineage()
+                and rack_location.pk not in panel.location.lineage()
+            ):
                 raise ValidationError(
                     {
                         "rack": [

@@ -1,6 +1,5 @@
 """Rack groups, racks and rack reservations."""
 
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -8,16 +7,6 @@ from django.db import models
 from inventory.base import OrganizationalModel, PrimaryModel, TreeModel
 
 from .. import choices
-
-
-def _location_admits(location, model) -> bool:
-    return location.location_type.content_types.filter(
-        pk=ContentType.objects.get_for_model(model).pk
-    ).exists()
-
-
-def _lineage(location) -> set:
-    return {location.pk, *(a.pk for a in location.ancestors())}
 
 
 def unit_ranges(units) -> str:
@@ -48,15 +37,8 @@ class RackGroup(TreeModel, OrganizationalModel):
         super().clean()
         if self.location_id is None:
             return
-        if not _location_admits(self.location, RackGroup):
-            raise ValidationError(
-                {
-                    "location": [
-                        f'Rack groups may not associate to locations of type "{self.location.location_type}".'
-                    ]
-                }
-            )
-        if self.parent is not None and self.parent.location_id not in _lineage(self.location):
+        self.location.check_admits(RackGroup)
+        if self.parent is not None and self.parent.location_id not in self.location.lineage():
             raise ValidationError(
                 {
                     "location": [
@@ -124,7 +106,7 @@ class Rack(PrimaryModel):
     def clean(self):
         super().clean()
         if self.location_id is not None:
-            if self.rack_group_id is not None and self.rack_group.location_id not in _lineage(self.location):
+            if self.rack_group_id is not None and self.rack_group.location_id not in self.location.lineage():
                 raise ValidationError(
                     {
                         "rack_group": [
@@ -133,14 +115,7 @@ class Rack(PrimaryModel):
                         ]
                     }
                 )
-            if not _location_admits(self.location, Rack):
-                raise ValidationError(
-                    {
-                        "location": [
-                            f'Racks may not associate to locations of type "{self.location.location_type}".'
-                        ]
-                    }
-                )
+            self.location.check_admits(Rack)
         if (self.outer_width is not None or self.outer_depth is not None) and not self.outer_unit:
             raise ValidationError("Must specify a unit when setting an outer width/depth")
         if self.outer_width is None and self.outer_depth is None:
