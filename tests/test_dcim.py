@@ -440,3 +440,31 @@ def test_objects_only_at_locations_whose_type_lists_them(api, sample):
     assert status == 400 and errors == {
         "location": ['Rack groups may not associate to locations of type "Region".']
     }
+
+
+def test_deleting_devices_takes_statements_per_table_not_per_component(api, sample):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    leaf = DeviceType.objects.get(model="L48")
+
+    def delete_with(ports: int) -> int:
+        status, device = send(api, "post", DEVICES, new_device(f"d{ports}"))
+        assert status == 201
+        status, _ = send(
+            api,
+            "post",
+            INTERFACES,
+            [
+                {"device": device["id"], "name": f"x{n}", "type": "virtual", "status": "Active"}
+                for n in range(ports)
+            ],
+        )
+        assert status == 201
+        with CaptureQueriesContext(connection) as queries:
+            assert send(api, "delete", f"{DEVICES}{device['id']}/") == (204, None)
+        assert not Interface.objects.filter(device=device["id"]).exists()
+        return len(queries)
+
+    assert leaf.interfacetemplates.count() == 4
+    assert delete_with(2) == delete_with(40)
