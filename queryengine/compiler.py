@@ -348,13 +348,15 @@ class ObjectPlan:
         """A list of related objects, loaded for the whole page with one query of (owner, member)
         pairs; members are written by the database where it can (references, content types)."""
         if spec.kind == REVERSE:  # objects whose foreign key points here: their own table pairs them
-            through, source = spec.target, spec.model_field.attname
+            through, source, present = spec.target, spec.model_field.attname, {}
             order = tuple(query.default_order(spec.target))
             members = MemberPlan.compile(resource_for(spec.target), node, "pk")
         else:
             through = spec.model_field.remote_field.through
             source = f"{spec.model_field.m2m_field_name()}_id"
             member = spec.model_field.m2m_reverse_field_name()
+            # A through table may hold rows for other relations (an address on a VM interface).
+            present = {f"{member}__isnull": False}
             if spec.kind == CONTENT_TYPES:
                 order = (f"{member}__app_label", f"{member}__model")
                 label = jsonsql.Cat(F(order[0]), jsonsql.const("."), F(order[1]))
@@ -367,7 +369,7 @@ class ObjectPlan:
         pairs = PreparedQuery(
             through,
             lambda: (
-                through._default_manager.filter(jsonsql.IdIn(F(source)))
+                through._default_manager.filter(jsonsql.IdIn(F(source)), **present)
                 .order_by(*order)
                 .annotate(_owner=jsonsql.IdText(F(source)), _member=members.column)
                 .values_list("_owner", "_member")

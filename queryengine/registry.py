@@ -128,6 +128,7 @@ class Resource:
     # One-to-one fields of other models pointing here, shown (read-only) as this object's own
     # reference: a device's `parent_bay` is the bay whose `installed_device` it is.
     reverse_one: tuple[str, ...] = ()
+    graphql_list: str | None = None  # the list's GraphQL name where the route's would clash
 
     @property
     def app_label(self) -> str:
@@ -147,6 +148,8 @@ class Resource:
 
     @property
     def list_field(self) -> str:
+        if self.graphql_list:
+            return self.graphql_list
         name = self.endpoint.replace("-", "_")
         # Some routes are not plural (virtual-chassis): the list keeps a name of its own.
         return f"{name}_list" if name == self.single_field else name

@@ -52,7 +52,7 @@ def content_type_label(ct: ContentType | None) -> str | None:
 
 def value_at(obj, path: str):
     for part in path.split("__"):
-        obj = getattr(obj, part)
+        obj = None if obj is None else getattr(obj, part)
     return obj
 
 

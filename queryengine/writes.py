@@ -370,7 +370,14 @@ class Writer:
         if self.resource.scope is not None:
             queryset = self.resource.scope(queryset, self.user)
         found = (
-            {str(obj.pk): obj for obj in queryset.select_for_update().filter(pk__in=parsed)} if parsed else {}
+            # Only the rows themselves are locked, in no order: a default ordering may join
+            # nullable relations, which PostgreSQL cannot lock.
+            {
+                str(obj.pk): obj
+                for obj in queryset.select_for_update(of=("self",)).order_by().filter(pk__in=parsed)
+            }
+            if parsed
+            else {}
         )
         unknown = bad + [str(pk) for pk in parsed if str(pk) not in found]
         if unknown:

@@ -14,6 +14,7 @@ from inventory.ipam.models import (
     VLAN,
     VRF,
     IPAddress,
+    IPAddressToInterface,
     Prefix,
     PrefixLocationAssignment,
     VLANGroup,
@@ -23,6 +24,7 @@ from inventory.ipam.models import (
 from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Token, User, generate_key
 
+from .circuits_vm_sample import build_circuits_and_vms
 from .dcim_sample import build_dcim
 
 SUPERUSER_KEY = "a" * 40
@@ -135,7 +137,10 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     ]
     ipam = build_ipam(s, tenants, ams, active, statuses, location_ct)
     dcim = build_dcim(s, owner, tenants, ams, room, active, ipam[VRF], ipam[VLAN], ipam[IPAddress])
+    more = build_circuits_and_vms(s, tenants, ams, room, active, ipam[IPAddress])
+    dcim[IPAddressToInterface] = dcim[IPAddressToInterface] + more.pop("vm address")
     return {
+        **more,
         **ipam,
         **dcim,
         Tag: tags,

@@ -60,10 +60,10 @@ def body_from(resource, row: dict, suffix: str) -> dict:
                 continue
         body[field.name] = value
     adjust = FRESH.get(resource.model._meta.label)
-    return fresh_pairing(resource, adjust(body) if adjust else body)
+    return fresh_pairing(resource, adjust(body, suffix) if adjust else body)
 
 
-def _spare_rear_port(body: dict) -> dict:
+def _spare_rear_port(body: dict, suffix: str) -> dict:
     """Front ports need a free position on a rear port: the sample's spare one has plenty."""
     from inventory.dcim.models import RearPort
 
@@ -73,7 +73,7 @@ def _spare_rear_port(body: dict) -> dict:
     return {**body, "rear_port": str(spare.pk), "rear_port_position": 1 + next(_numbers) % spare.positions}
 
 
-def _spare_rear_port_template(body: dict) -> dict:
+def _spare_rear_port_template(body: dict, suffix: str) -> dict:
     from inventory.dcim.models import RearPortTemplate
 
     owner = (
@@ -91,7 +91,23 @@ def _spare_rear_port_template(body: dict) -> dict:
     }
 
 
-def _free_units(body: dict) -> dict:
+def _fresh_circuit(body: dict, suffix: str) -> dict:
+    """A circuit's two sides are taken: each new termination gets a circuit of its own."""
+    from inventory.circuits.models import Circuit
+
+    if not suffix:  # the object itself, written back whole
+        return body
+    model = Circuit.objects.get(pk=body["circuit"])
+    circuit = Circuit.objects.create(
+        cid=f"fresh-{next(_numbers)}",
+        provider=model.provider,
+        circuit_type=model.circuit_type,
+        status=model.status,
+    )
+    return {**body, "circuit": str(circuit.pk), "term_side": "A"}
+
+
+def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
 
@@ -100,6 +116,7 @@ FRESH = {
     "dcim.FrontPort": _spare_rear_port,
     "dcim.FrontPortTemplate": _spare_rear_port_template,
     "dcim.RackReservation": _free_units,
+    "circuits.CircuitTermination": _fresh_circuit,
 }
 
 

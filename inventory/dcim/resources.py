@@ -12,6 +12,7 @@ from .models import (
     Device,
     DeviceBay,
     DeviceBayTemplate,
+    DeviceClusterAssignment,
     DeviceFamily,
     DeviceRedundancyGroup,
     DeviceType,
@@ -86,7 +87,7 @@ register(
             "device_count": "dcim.Device.location",
             "prefix_count": "ipam.Prefix.location",
             "rack_count": "dcim.Rack.location",
-            "virtual_machine_count": "virtualization.VirtualMachine.location",
+            "virtual_machine_count": "virtualization.VirtualMachine.cluster__location",
             "vlan_count": "ipam.VLAN.location",
         },
         natural_key=None,  # names are unique only under one parent
@@ -249,6 +250,15 @@ register(
                 lambda device: device.virtual_chassis_id is not None,
             ),
         },
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        DeviceClusterAssignment,
+        "dcim/device-cluster-assignments",
+        display=Display(("device__name", "cluster__name"), lambda device, cluster: f"{device}: {cluster}"),
+        search=(),
         natural_key=None,
     )
 )

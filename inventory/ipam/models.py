@@ -1,3 +1,4 @@
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
@@ -142,6 +143,9 @@ class IPAddress(NetworkModel):
     interfaces = models.ManyToManyField(
         "dcim.Interface", through="ipam.IPAddressToInterface", related_name="+", blank=True
     )
+    vm_interfaces = models.ManyToManyField(
+        "virtualization.VMInterface", through="ipam.IPAddressToInterface", related_name="+", blank=True
+    )
 
     class Meta:
         ordering = ["ip_version", "host_address", "mask_length"]
@@ -165,8 +169,6 @@ class IPAddress(NetworkModel):
     def clean(self):
         super().clean()
         if self.nat_inside_id is not None and self.nat_inside_id == self.pk:
-            from django.core.exceptions import ValidationError
-
             raise ValidationError({"nat_inside": ["An IP address cannot be its own NAT inside address."]})
 
 
@@ -221,7 +223,18 @@ class IPAddressToInterface(BaseModel):
 
     ip_address = models.ForeignKey(IPAddress, on_delete=models.CASCADE, related_name="interface_assignments")
     interface = models.ForeignKey(
-        "dcim.Interface", on_delete=models.CASCADE, related_name="ip_address_assignments"
+        "dcim.Interface",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="ip_address_assignments",
+    )
+    vm_interface = models.ForeignKey(
+        "virtualization.VMInterface",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="ip_address_assignments",
     )
     is_source = models.BooleanField(default=False, help_text="Is source address on interface")
     is_destination = models.BooleanField(default=False, help_text="Is destination address on interface")
@@ -237,5 +250,17 @@ class IPAddressToInterface(BaseModel):
         ordering = ["ip_address", "interface"]
         verbose_name = "IP address to interface"
         constraints = [
-            models.UniqueConstraint(fields=["ip_address", "interface"], name="ipam_ipaddress_interface_once")
+            models.UniqueConstraint(fields=["ip_address", "interface"], name="ipam_ipaddress_interface_once"),
+            models.UniqueConstraint(
+                fields=["ip_address", "vm_interface"], name="ipam_ipaddress_vminterface_once"
+            ),
         ]
+
+    def clean(self):
+        super().clean()
+        if self.interface_id and self.vm_interface_id:
+            raise ValidationError(
+                "Cannot use a single instance to associate to both an Interface and a VMInterface."
+            )
+        if not self.interface_id and not self.vm_interface_id:
+            raise ValidationError("Must associate to either an Interface or a VMInterface.")

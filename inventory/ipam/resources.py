@@ -165,7 +165,7 @@ register(
         display=Display(("ip_version", "host_address", "mask_length"), networks.cidr_text),
         hidden=("network_address", "broadcast_address", "host_address"),
         reverse={"nat_outside_list": "IPAddress.nat_inside"},
-        read_only=("interfaces",),
+        read_only=("interfaces", "vm_interfaces"),
         natural_key=None,
         computed={
             "address": cidr("host_address", "mask_length", "set_address"),
@@ -237,9 +237,12 @@ register(
                 "ip_address__mask_length",
                 "interface__device__name",
                 "interface__name",
+                "vm_interface__virtual_machine__name",
+                "vm_interface__name",
             ),
-            lambda version, host, length, device, interface: (
-                f"{networks.cidr_text(version, host, length)} {device} {interface}"
+            lambda version, host, length, device, interface, machine, vm_interface: (
+                f"{networks.cidr_text(version, host, length)} "
+                + (f"{device} {interface}" if interface is not None else f"{machine} {vm_interface}")
             ),
         ),
         search=(),

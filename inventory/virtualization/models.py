@@ -1,1 +1,175 @@
-# Models of this application arrive with their issues.
+"""Clusters and the virtual machines that run on them, with their interfaces."""
+
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from inventory.base import OrganizationalModel, PrimaryModel
+from inventory.dcim.models.components import NaturallyOrdered
+from inventory.dcim.models.interfaces import InterfaceBase
+
+
+class ClusterType(OrganizationalModel):
+    name = models.CharField(max_length=255, unique=True)
+    description = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+
+class ClusterGroup(OrganizationalModel):
+    name = models.CharField(max_length=255, unique=True)
+    description = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+
+class Cluster(PrimaryModel):
+    name = models.CharField(max_length=255, unique=True)
+    cluster_type = models.ForeignKey(ClusterType, on_delete=models.PROTECT, related_name="clusters")
+    cluster_group = models.ForeignKey(
+        ClusterGroup, on_delete=models.PROTECT, null=True, blank=True, related_name="clusters"
+    )
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="clusters"
+    )
+    location = models.ForeignKey(
+        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="clusters"
+    )
+    comments = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def clean(self):
+        super().clean()
+        if self.location_id is not None:
+            self.location.check_admits(Cluster)
+
+
+class VirtualMachine(PrimaryModel):
+    cluster = models.ForeignKey(Cluster, on_delete=models.PROTECT, related_name="virtual_machines")
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="virtual_machines"
+    )
+    platform = models.ForeignKey(
+        "dcim.Platform", on_delete=models.SET_NULL, null=True, blank=True, related_name="virtual_machines"
+    )
+    name = models.CharField(max_length=255, db_index=True)
+    status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
+    role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    primary_ip4 = models.ForeignKey(
+        "ipam.IPAddress",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="primary_ip4_for_virtual_machines",
+        verbose_name="Primary IPv4",
+    )
+    primary_ip6 = models.ForeignKey(
+        "ipam.IPAddress",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="primary_ip6_for_virtual_machines",
+        verbose_name="Primary IPv6",
+    )
+    vcpus = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name="vCPUs")
+    memory = models.PositiveIntegerField(null=True, blank=True, verbose_name="Memory (MB)")
+    disk = models.PositiveIntegerField(null=True, blank=True, verbose_name="Disk (GB)")
+    software_version = models.ForeignKey(
+        "dcim.SoftwareVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="virtual_machines",
+    )
+    comments = models.TextField(blank=True)
+    local_config_context_data = models.JSONField(null=True, blank=True)
+    local_config_context_data_owner_content_type = models.ForeignKey(
+        ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    local_config_context_data_owner_object_id = models.UUIDField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["cluster", "tenant", "name"], name="virtualization_vm_cluster_tenant_name"
+            )
+        ]
+
+    def clean(self):
+        super().clean()
+        if self.name and self.cluster_id is not None:
+            twins = VirtualMachine.objects.filter(
+                name=self.name, cluster=self.cluster_id, tenant=self.tenant_id
+            )
+            if twins.exclude(pk=self.pk).exists():
+                raise ValidationError(
+                    {
+                        "name": [
+                            f'A virtual machine named "{self.name}" already exists in this cluster and tenant.'
+                        ]
+                    }
+                )
+        from inventory.ipam.models import IPAddressToInterface
+
+        for field, version in (("primary_ip4", 4), ("primary_ip6", 6)):
+            address = getattr(self, field)
+            if address is None:
+                continue
+            if address.ip_version != version:
+                raise ValidationError({field: [f"{address} is not an IPv{version} address."]})
+            candidates = {address.pk} | ({address.nat_inside_id} if address.nat_inside_id else set())
+            own = IPAddressToInterface.objects.filter(vm_interface__virtual_machine=self.pk)
+            if self.pk is None or not own.filter(ip_address__in=candidates).exists():
+                raise ValidationError(
+                    {
+                        field: [
+                            f"The specified IP address ({address}) is not assigned to this virtual machine."
+                        ]
+                    }
+                )
+
+    @property
+    def location(self):
+        return self.cluster.location if self.cluster_id else None
+
+
+class VMInterface(NaturallyOrdered, InterfaceBase, PrimaryModel):
+    virtual_machine = models.ForeignKey(VirtualMachine, on_delete=models.CASCADE, related_name="interfaces")
+    name = models.CharField(max_length=255, db_index=True)
+    description = models.CharField(max_length=255, blank=True)
+    ip_addresses = models.ManyToManyField(
+        "ipam.IPAddress", through="ipam.IPAddressToInterface", related_name="+", blank=True
+    )
+
+    class Meta:
+        ordering = ["virtual_machine", "_name", "id"]
+        verbose_name = "VM interface"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["virtual_machine", "name"], name="virtualization_vminterface_vm_name"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def parent(self):
+        return self.virtual_machine if self.virtual_machine_id else None
+
+    def clean(self):
+        super().clean()
+        if not self._state.adding:
+            previous = (
+                VMInterface.objects.filter(pk=self.pk).values_list("virtual_machine", flat=True).first()
+            )
+            if previous is not None and previous != self.virtual_machine_id:
+                raise ValidationError(
+                    {"virtual_machine": ["Interfaces cannot be moved to a different virtual machine."]}
+                )
+        self.clean_addressing()

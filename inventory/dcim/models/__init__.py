@@ -5,7 +5,6 @@ from .components import (
     ConsoleServerPort,
     DeviceBay,
     FrontPort,
-    Interface,
     InterfaceRedundancyGroup,
     InterfaceRedundancyGroupAssociation,
     InventoryItem,
@@ -16,6 +15,7 @@ from .components import (
 )
 from .devices import (
     Device,
+    DeviceClusterAssignment,
     DeviceFamily,
     DeviceRedundancyGroup,
     DeviceType,
@@ -28,6 +28,7 @@ from .devices import (
     SoftwareVersion,
     VirtualChassis,
 )
+from .interfaces import Interface
 from .locations import Location, LocationType
 from .power import PowerFeed, PowerPanel
 from .racks import Rack, RackGroup, RackReservation
@@ -51,6 +52,7 @@ __all__ = [
     "Device",
     "DeviceBay",
     "DeviceBayTemplate",
+    "DeviceClusterAssignment",
     "DeviceFamily",
     "DeviceRedundancyGroup",
     "DeviceType",

@@ -1,7 +1,5 @@
 """Components of devices and modules: ports, interfaces, bays, inventory items, redundancy groups."""
 
-import re
-
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -10,10 +8,6 @@ from inventory.base import BaseModel, PrimaryModel, TreeModel
 
 from .. import choices
 from ..naming import naturalize
-
-# Interface types that have no physical connector.
-VIRTUAL_INTERFACE_TYPES = frozenset({"virtual", "bridge", "lag", "tunnel"})
-MAC_ADDRESS = re.compile(r"^([0-9A-Fa-f]{2})([-:.]?)([0-9A-Fa-f]{2})(?:\2[0-9A-Fa-f]{2}){4}$")
 
 
 class NaturallyOrdered(models.Model):
@@ -158,209 +152,6 @@ class PowerOutlet(ComponentModel):
             raise ValidationError(
                 {"power_port": [f"Parent power port ({self.power_port}) must belong to the same device"]}
             )
-
-
-class Interface(ComponentModel):
-    type = models.CharField(max_length=50, choices=choices.INTERFACE_TYPES)
-    port_type = models.CharField(
-        max_length=50, choices=choices.PORT_TYPES, blank=True, help_text="Physical connector type"
-    )
-    status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
-    role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    enabled = models.BooleanField(default=True)
-    mgmt_only = models.BooleanField(
-        default=False,
-        verbose_name="Management only",
-        help_text="This interface is used only for out-of-band management",
-    )
-    mtu = models.PositiveIntegerField(
-        null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(65536)], verbose_name="MTU"
-    )
-    mac_address = models.CharField(  # noqa: DJ001
-        max_length=18, null=True, blank=True, verbose_name="MAC Address", db_index=True
-    )
-    speed = models.PositiveIntegerField(null=True, blank=True, help_text="Speed in Kbps")
-    duplex = models.CharField(max_length=10, choices=choices.INTERFACE_DUPLEX, blank=True)
-    mode = models.CharField(max_length=50, choices=choices.INTERFACE_MODES, blank=True)
-    breakout_position = models.PositiveSmallIntegerField(null=True, blank=True)
-    lag = models.ForeignKey(
-        "self",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="member_interfaces",
-        verbose_name="Parent LAG",
-        help_text="Assigned LAG interface",
-    )
-    parent_interface = models.ForeignKey(
-        "self",
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="child_interfaces",
-        help_text="Assigned parent interface",
-    )
-    bridge = models.ForeignKey(
-        "self",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="bridged_interfaces",
-        help_text="Assigned bridge interface",
-    )
-    untagged_vlan = models.ForeignKey(
-        "ipam.VLAN",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="interfaces_as_untagged",
-        verbose_name="Untagged VLAN",
-    )
-    tagged_vlans = models.ManyToManyField(
-        "ipam.VLAN", related_name="interfaces_as_tagged", blank=True, verbose_name="Tagged VLANs"
-    )
-    vrf = models.ForeignKey(
-        "ipam.VRF",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="interfaces",
-        verbose_name="VRF",
-    )
-    ip_addresses = models.ManyToManyField(
-        "ipam.IPAddress", through="ipam.IPAddressToInterface", related_name="+", blank=True
-    )
-
-    class Meta(ComponentModel.Meta):
-        constraints = _unique_per_owner("interface")
-
-    @classmethod
-    def instantiation_defaults(cls) -> dict:
-        from django.contrib.contenttypes.models import ContentType
-
-        from inventory.extras.models import Status
-
-        allowed = Status.objects.filter(content_types=ContentType.objects.get_for_model(cls))
-        status = allowed.filter(name="Active").first() or allowed.order_by("name").first()
-        if status is None:
-            raise ValidationError(
-                "No status applies to interfaces: give one the dcim.interface content type."
-            )
-        return {"status": status}
-
-    def clean(self):
-        super().clean()
-        if self.mac_address:
-            self.mac_address = normalize_mac(self.mac_address)
-        parent = self.parent
-        self.clean_peer("lag", "A LAG interface cannot be its own parent.")
-        if self.lag_id is not None:
-            if self.lag.type != "lag":
-                raise ValidationError(
-                    {"lag": [f"The selected interface ({self.lag}) is not a LAG interface."]}
-                )
-            if self.type == "virtual":
-                raise ValidationError({"lag": ["Virtual interfaces cannot have a parent LAG interface."]})
-        if self.type in VIRTUAL_INTERFACE_TYPES and self.port_type:
-            raise ValidationError({"port_type": ["Virtual and wireless interfaces cannot have a port type."]})
-        self.clean_peer("parent_interface", "An interface cannot be its own parent.")
-        self.clean_peer("bridge", "An interface cannot be bridged to itself.")
-        if self.untagged_vlan_id is not None and not self.mode:
-            raise ValidationError({"untagged_vlan": ["Mode must be set when specifying untagged_vlan"]})
-        if self.vrf_id is not None and parent is not None and not parent.vrfs.filter(pk=self.vrf_id).exists():
-            raise ValidationError({"vrf": ["VRF must be assigned to same Device."]})
-        self.clean_untagged_vlan(parent)
-
-    def clean_peer(self, field: str, to_itself: str) -> None:
-        """A LAG, parent or bridge interface must be another interface of the same device (or chassis)."""
-        peer_id = getattr(self, f"{field}_id")
-        if peer_id is None:
-            return
-        if peer_id == self.pk:
-            raise ValidationError({field: [to_itself]})
-        peer, parent = getattr(self, field), self.parent
-        if parent is None or peer.parent == parent:
-            return
-        label = {
-            "lag": "LAG interface",
-            "parent_interface": "parent interface",
-            "bridge": "bridge interface",
-        }[field]
-        if peer.parent is None:
-            raise ValidationError({field: [f"The selected {label} ({peer}) does not belong to a device."]})
-        if parent.virtual_chassis_id is None:
-            raise ValidationError(
-                {field: [f"The selected {label} ({peer}) belongs to a different device ({peer.parent})."]}
-            )
-        if peer.parent.virtual_chassis_id != parent.virtual_chassis_id:
-            raise ValidationError(
-                {
-                    field: [
-                        f"The selected {label} ({peer}) belongs to {peer.parent}, which is not part of "
-                        f"virtual chassis {parent.virtual_chassis}."
-                    ]
-                }
-            )
-
-    def clean_untagged_vlan(self, parent) -> None:
-        vlan = self.untagged_vlan if self.untagged_vlan_id else None
-        if vlan is None or parent is None or vlan_allowed_at(vlan, parent.location):
-            return
-        raise ValidationError(
-            {
-                "untagged_vlan": [
-                    f"The untagged VLAN ({vlan}) must have a common location as the interface's parent device, "
-                    "or is in one of the parents of the interface's parent device's location, or it must be global."
-                ]
-            }
-        )
-
-    def clean_related(self, many: dict) -> None:
-        """Rules over many-to-many values about to be set (tagged VLANs follow the mode)."""
-        vlans = many.get("tagged_vlans")
-        if vlans is None and self.mode != "tagged" and not self._state.adding:
-            if self.tagged_vlans.exists():
-                many["tagged_vlans"] = []  # leaving "tagged" mode drops the tagged VLANs
-            return
-        if not vlans:
-            return
-        if self.mode != "tagged":
-            raise ValidationError(
-                {"tagged_vlans": ["Mode must be set to tagged when specifying tagged_vlans"]}
-            )
-        parent = self.parent
-        for vlan in vlans:
-            if parent is not None and not vlan_allowed_at(vlan, parent.location):
-                raise ValidationError(
-                    {
-                        "tagged_vlans": [
-                            f"Tagged VLAN with names {vlan.name} must all belong to the same location as the "
-                            "interface's parent device, one of the parent locations of the interface's parent "
-                            "device's location, or it must be global."
-                        ]
-                    }
-                )
-
-
-def vlan_allowed_at(vlan, location) -> bool:
-    """A VLAN may be used at a location it (or its assignments) covers, or anywhere when global."""
-    own = set(vlan.locations.values_list("pk", flat=True))
-    if vlan.location_id:
-        own.add(vlan.location_id)
-    if not own:
-        return True
-    return bool(own & location.lineage())
-
-
-def normalize_mac(value: str) -> str:
-    """Any common MAC notation -> upper-case colon form; anything else is a validation error."""
-    text = value.strip()
-    digits = re.sub(r"[-:.]", "", text)
-    if not re.fullmatch(r"[0-9A-Fa-f]{12}", digits) or not (
-        MAC_ADDRESS.match(text) or re.fullmatch(r"([0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}", text)
-    ):
-        raise ValidationError({"mac_address": [f"Enter a valid MAC address: {value}"]})
-    return ":".join(digits[i : i + 2] for i in range(0, 12, 2)).upper()
 
 
 class RearPort(ComponentModel):
@@ -592,7 +383,7 @@ class InterfaceRedundancyGroup(PrimaryModel):
         related_name="interface_redundancy_groups",
     )
     interfaces = models.ManyToManyField(
-        Interface,
+        "dcim.Interface",
         through="dcim.InterfaceRedundancyGroupAssociation",
         related_name="interface_redundancy_groups",
         blank=True,
@@ -609,7 +400,7 @@ class InterfaceRedundancyGroupAssociation(BaseModel):
         related_name="interface_redundancy_group_associations",
     )
     interface = models.ForeignKey(
-        Interface, on_delete=models.CASCADE, related_name="interface_redundancy_group_associations"
+        "dcim.Interface", on_delete=models.CASCADE, related_name="interface_redundancy_group_associations"
     )
     priority = models.PositiveSmallIntegerField()
     created = models.DateTimeField(auto_now_add=True, null=True)

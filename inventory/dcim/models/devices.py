@@ -336,6 +336,9 @@ class Device(PrimaryModel):
         ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
     )
     local_config_context_data_owner_object_id = models.UUIDField(null=True, blank=True)
+    clusters = models.ManyToManyField(
+        "virtualization.Cluster", through="dcim.DeviceClusterAssignment", related_name="devices", blank=True
+    )
 
     class Meta:
         ordering = ["_name", "id"]
@@ -498,6 +501,35 @@ class Device(PrimaryModel):
                 raise ValidationError(
                     {field: [f"The specified IP address ({address}) is not assigned to this device."]}
                 )
+
+
+class DeviceClusterAssignment(BaseModel):
+    """A device that hosts a cluster (REST: dcim/device-cluster-assignments)."""
+
+    device = models.ForeignKey("dcim.Device", on_delete=models.CASCADE, related_name="cluster_assignments")
+    cluster = models.ForeignKey(
+        "virtualization.Cluster", on_delete=models.CASCADE, related_name="device_assignments"
+    )
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["cluster", "device"]
+        constraints = [models.UniqueConstraint(fields=["device", "cluster"], name="dcim_device_cluster_once")]
+
+    def clean(self):
+        super().clean()
+        if self.device_id is None or self.cluster_id is None or self.cluster.location_id is None:
+            return
+        if self.cluster.location_id not in self.device.location.lineage():
+            raise ValidationError(
+                {
+                    "cluster": [
+                        f"Cluster {self.cluster} belongs to a location, {self.cluster.location}, that does not "
+                        f"include {self.device.location}."
+                    ]
+                }
+            )
 
 
 class Module(PrimaryModel):
