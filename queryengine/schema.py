@@ -138,7 +138,7 @@ def _field_attrs(resource: Resource) -> dict:
             attrs[name] = graphene.Field(
                 ObjectRef,
                 resolver=lambda root, info, _t=type_field, _i=id_field: generic_ref(
-                    info.context, content_type_label(getattr(root, _t)), getattr(root, _i)
+                    info.context, content_type_label(value_at(root, _t)), value_at(root, _i)
                 ),
             )
         elif spec.choices is not None:

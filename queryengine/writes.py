@@ -215,8 +215,13 @@ class Writer:
             if hasattr(instance, "clean_related") and not errors:
                 instance.clean_related(many)
         except ValidationError as exc:
-            for key, messages in exc.message_dict.items():
-                errors.setdefault(NON_FIELD if key == "__all__" else key, []).extend(messages)
+            # A model may state its errors in the API's own shape (nested, as the reference does).
+            shaped = getattr(instance, "api_errors", None)
+            if shaped:
+                errors.update(shaped)
+            else:
+                for key, messages in exc.message_dict.items():
+                    errors.setdefault(NON_FIELD if key == "__all__" else key, []).extend(messages)
         self.check_unique(instance, errors)
         if errors:
             raise ValidationFailed(errors)

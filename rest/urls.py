@@ -56,6 +56,8 @@ def build_urlpatterns() -> list:
         patterns.append(path(f"{resource.route}/<str:key>/", views.DetailEndpoint(resource)))
         for path_name, endpoint in SUB_ENDPOINTS.get(resource.route, {}).items():
             patterns.append(path(f"{resource.route}/<str:key>/{path_name}/", endpoint()))
+        if "connected_endpoint" in resource.generic:  # objects a cable path starts at
+            patterns.append(path(f"{resource.route}/<str:key>/trace/", views.TraceEndpoint(resource)))
         if resource.has_notes:
             patterns.append(path(f"{resource.route}/<str:key>/notes/", views.NotesEndpoint(resource, notes)))
     patterns += [

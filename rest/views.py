@@ -27,7 +27,7 @@ from queryengine.documents import (
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import FilterError
 from queryengine.query import can_view, filters_of, restricted
-from queryengine.registry import COMPUTED, Resource, resources
+from queryengine.registry import COMPUTED, Resource, resource_by_object_type, resources
 from queryengine.schema import RequestContext
 
 from . import versioning
@@ -669,3 +669,34 @@ class ObjectListEndpoint(Endpoint):
         limit, offset = parse_paging(request)
         page = items[offset:] if limit is None else items[offset : offset + limit]
         return envelope(request, len(items), limit, offset, page), 200
+
+
+class TraceEndpoint(Endpoint):
+    """`<endpoint url>/trace/`: the segments of the object's cable path, each end and cable shown
+    as its own detail at depth 0 (null where the path stops or the caller may not see it)."""
+
+    methods = ("GET",)
+
+    def __init__(self, resource: Resource):
+        self.resource = resource
+
+    def get(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        document = "query ($t: String!, $id: UUID!) { result: cable_trace(object_type: $t, id: $id) }"
+        segments = run(document, {"t": self.resource.object_type, "id": str(pk)}, request)["result"]
+        return [[self.shown(request, node) for node in segment] for segment in segments], 200
+
+    @staticmethod
+    def shown(request, node: str | None):
+        if node is None:
+            return None
+        object_type, _, pk = node.partition(":")
+        resource = resource_by_object_type(object_type)
+        if resource is None:
+            return None
+        try:
+            require_view(resource, request)
+            return read_object(request, resource, uuid.UUID(pk))
+        except (ApiError, PermissionDenied):
+            return None

@@ -7,7 +7,16 @@ import datetime
 from django.contrib.contenttypes.models import ContentType
 
 from inventory.circuits.models import Circuit, CircuitTermination, CircuitType, Provider, ProviderNetwork
-from inventory.dcim.models import Device, DeviceClusterAssignment, Platform
+from inventory.dcim.models import (
+    Cable,
+    ConsolePort,
+    ConsoleServerPort,
+    Device,
+    DeviceClusterAssignment,
+    FrontPort,
+    Interface,
+    Platform,
+)
 from inventory.extras.models import Role, Status
 from inventory.ipam.models import IPAddressToInterface
 from inventory.virtualization.models import Cluster, ClusterGroup, ClusterType, VirtualMachine, VMInterface
@@ -116,6 +125,7 @@ def build_circuits_and_vms(s: str, tenants, site, room, active, addresses) -> di
         ),
     ]
     link = IPAddressToInterface.objects.create(ip_address=addresses[1], vm_interface=vm_interfaces[0])
+    cables = build_cables(s, terminations[0])
     machines[0].primary_ip4 = addresses[1]
     machines[0].save()
     return {
@@ -131,4 +141,37 @@ def build_circuits_and_vms(s: str, tenants, site, room, active, addresses) -> di
         VirtualMachine: machines,
         VMInterface: vm_interfaces,
         "vm address": [link],
+        Cable: cables,
     }
+
+
+def build_cables(s: str, termination) -> list:
+    """Leaf1 and core1 joined by an interface cable and a console cable; a circuit reaches core1's
+    front port."""
+    leaf, core = Device.objects.get(name=f"leaf1{s}"), Device.objects.get(name=f"core1{s}")
+    connected, planned = Status.objects.get(name="Connected"), Status.objects.get(name="Planned")
+
+    def cable(a, b, **fields):
+        return Cable.objects.create(
+            termination_a_type=ContentType.objects.get_for_model(a),
+            termination_a_id=a.pk,
+            termination_b_type=ContentType.objects.get_for_model(b),
+            termination_b_id=b.pk,
+            **fields,
+        )
+
+    return [
+        cable(
+            Interface.objects.get(device=leaf, name="Ethernet2"),
+            Interface.objects.get(device=core, name="xe-0/0/0"),
+            status=connected,
+            type="smf",
+            length=3,
+            length_unit="m",
+            label=f"L-100{s}",
+        ),
+        cable(
+            ConsolePort.objects.get(device=leaf), ConsoleServerPort.objects.get(device=core), status=planned
+        ),
+        cable(termination, FrontPort.objects.get(device=core), status=connected, color="ff9800"),
+    ]

@@ -211,10 +211,11 @@ class TestBodies:
         assert response.status_code == 409
         detail = orjson.loads(response.content)["detail"]
         assert (
-            detail.startswith("Unable to delete object. 7 dependent objects were found: ")
+            detail.startswith("Unable to delete object. 10 dependent objects were found: ")
             and "AMS1" in detail
             and "leaf1" in detail
             and "R101" in detail
+            and "web01" in detail
         )
 
 

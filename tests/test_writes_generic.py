@@ -56,8 +56,8 @@ def body_from(resource, row: dict, suffix: str) -> dict:
             elif isinstance(f, models.IntegerField):
                 # a number no sample object uses, or none at all (a device's rack position)
                 value = None if f.null else 3000 + next(_numbers)
-            else:
-                continue
+            elif suffix:
+                continue  # a new object leaves it out; the object itself is written back with it
         body[field.name] = value
     adjust = FRESH.get(resource.model._meta.label)
     return fresh_pairing(resource, adjust(body, suffix) if adjust else body)
@@ -107,6 +107,30 @@ def _fresh_circuit(body: dict, suffix: str) -> dict:
     return {**body, "circuit": str(circuit.pk), "term_side": "A"}
 
 
+def _free_ends(body: dict, suffix: str) -> dict:
+    """Every cable needs two ends no other cable holds: two new interfaces each time."""
+    from inventory.dcim.models import Device, Interface
+    from inventory.extras.models import Status
+
+    if not suffix:  # the cable itself, written back whole
+        return body
+    device, active = (
+        Device.objects.filter(interfaces__isnull=False).first(),
+        Status.objects.get(name="Active"),
+    )
+    ends = [
+        Interface.objects.create(
+            device=device, name=f"cable-end-{next(_numbers)}", type="1000base-t", status=active
+        )
+        for _ in range(2)
+    ]
+    return {
+        **body,
+        **{f"termination_{side}_type": "dcim.interface" for side in "ab"},
+        **{f"termination_{side}_id": str(end.pk) for side, end in zip("ab", ends, strict=True)},
+    }
+
+
 def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
@@ -117,6 +141,7 @@ FRESH = {
     "dcim.FrontPortTemplate": _spare_rear_port_template,
     "dcim.RackReservation": _free_units,
     "circuits.CircuitTermination": _fresh_circuit,
+    "dcim.Cable": _free_ends,
 }
 
 

@@ -4,6 +4,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from inventory.base import OrganizationalModel, PrimaryModel
+from inventory.dcim.models.cables import CableTermination
+from inventory.dcim.models.paths import PathEndpoint, retrace_through
 
 TERM_SIDES = ("A", "Z")
 
@@ -91,7 +93,7 @@ class Circuit(PrimaryModel):
         return self.cid
 
 
-class CircuitTermination(PrimaryModel):
+class CircuitTermination(PathEndpoint, CableTermination, PrimaryModel):
     circuit = models.ForeignKey(Circuit, on_delete=models.CASCADE, related_name="circuit_terminations")
     term_side = models.CharField(max_length=1, verbose_name="Termination side")
     location = models.ForeignKey(
@@ -149,3 +151,5 @@ class CircuitTermination(PrimaryModel):
         if before and before != self.term_side:
             changes[f"circuit_termination_{before.lower()}"] = None
         Circuit.objects.filter(pk=self.circuit_id).update(**changes)
+        # Paths that reached this circuit now cross to its other end (or stop here).
+        retrace_through(*CircuitTermination.objects.filter(circuit=self.circuit_id))

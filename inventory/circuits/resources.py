@@ -1,5 +1,6 @@
 from queryengine.registry import Display, Resource, register
 
+from ..dcim.resources import cabled
 from .models import Circuit, CircuitTermination, CircuitType, Provider, ProviderNetwork
 
 register(
@@ -31,7 +32,6 @@ register(
             ("term_side", "location__name", "provider_network__name"),
             lambda side, location, network: f"Termination {side}: {location or network}",
         ),
-        search=("xconnect_id", "pp_info", "description"),
-        natural_key=None,
+        **cabled(search=("xconnect_id", "pp_info", "description"), natural_key=None),
     )
 )

@@ -59,8 +59,40 @@ def resolve_rack_elevation(root, info, rack, face="front", exclude=None, q=None)
     return [u for u in units if q in str(u["id"])] if q else units
 
 
+def resolve_cable_trace(root, info, object_type, id):
+    """The segments of the path that starts at an object: [near end, cable, far end] per cable,
+    each an "<app>.<model>:<id>" node (the far end null where the path stops)."""
+    from django.contrib.contenttypes.models import ContentType
+
+    from queryengine.registry import resource_by_object_type
+
+    from .models.paths import CablePath, node_of
+
+    resource = resource_by_object_type(object_type)
+    if resource is None or not restricted(resource, info.context.user).filter(pk=id).exists():
+        raise NotFound(f"No {resource.verbose_name if resource else 'object'} matches the given query.")
+    app_label, _, model = object_type.partition(".")
+    origin_type = ContentType.objects.get_by_natural_key(app_label, model)
+    path = (
+        CablePath.objects.filter(origin_type=origin_type, origin_id=id).values_list("path", flat=True).first()
+    )
+    hops = path or [node_of(resource.model(pk=id))]
+    segments = [
+        [hops[i - 1], hop, hops[i + 1] if i + 1 < len(hops) else None]
+        for i, hop in enumerate(hops)
+        if hop.startswith("dcim.cable:")
+    ]
+    return segments or [[hops[0], None, None]]
+
+
 def query_fields(types) -> dict:
     return {
+        "cable_trace": graphene.Field(
+            GenericScalar,
+            object_type=graphene.String(required=True),
+            id=graphene.Argument(UUID, required=True),
+            resolver=resolve_cable_trace,
+        ),
         "rack_elevation": graphene.Field(
             GenericScalar,
             rack=graphene.Argument(UUID, required=True),
@@ -68,5 +100,5 @@ def query_fields(types) -> dict:
             exclude=graphene.String(),
             q=graphene.String(),
             resolver=resolve_rack_elevation,
-        )
+        ),
     }

@@ -5,6 +5,7 @@ from queryengine.registry import Computed, CustomFilter, Display, Resource, exte
 
 from . import graphql
 from .models import (
+    Cable,
     ConsolePort,
     ConsolePortTemplate,
     ConsoleServerPort,
@@ -47,6 +48,44 @@ from .models import (
     SoftwareVersion,
     VirtualChassis,
 )
+from .models.cables import CableTermination
+
+CABLE_PEER_TYPE = Computed(
+    ("_cable_peer_type__app_label", "_cable_peer_type__model"),
+    lambda app, model: f"{app}.{model}" if app else None,
+)
+
+
+CONNECTED_ENDPOINT = {
+    "connected_endpoint_type": Computed(
+        ("_path__destination_type__app_label", "_path__destination_type__model"),
+        lambda app, model: f"{app}.{model}" if app else None,
+    ),
+    "connected_endpoint_reachable": Computed(
+        ("_path__is_active", "_path__destination_id"),
+        lambda active, destination: None if destination is None else active,
+        output="object",
+    ),
+}
+
+
+def cabled(endpoint: bool = True, **declaration) -> dict:
+    """A cable-able resource's declaration: it also shows its cable and the object at the far end,
+    and an endpoint (not a front or rear port) where its path arrives."""
+    computed = {"cable_peer_type": CABLE_PEER_TYPE, **(CONNECTED_ENDPOINT if endpoint else {})}
+    generic = {**CableTermination.CABLE_GENERIC}
+    if endpoint:
+        generic["connected_endpoint"] = ("_path__destination_type", "_path__destination_id")
+    return {
+        **declaration,
+        "computed": {**computed, **declaration.get("computed", {})},
+        "generic": {**generic, **declaration.get("generic", {})},
+        "read_only": ("cable", *declaration.get("read_only", ())),
+        "filters": {
+            "cabled": flag(lambda _: Q(cable__isnull=False), lambda end: end.cable_id is not None),
+            **declaration.get("filters", {}),
+        },
+    }
 
 
 def flag(build, oracle) -> CustomFilter:
@@ -313,24 +352,25 @@ COMPONENTS = (
     (DeviceBay, "dcim/device-bays"),
 )
 for component, route in COMPONENTS:
-    register(
-        Resource(
-            component,
-            route,
-            search=("name", "label", "description"),
-            relations=COMPONENT_RELATIONS,
-            natural_key=None,
-        )
-    )
+    declaration = {
+        "search": ("name", "label", "description"),
+        "relations": COMPONENT_RELATIONS,
+        "natural_key": None,
+    }
+    if component is not DeviceBay:
+        declaration = cabled(endpoint=component not in (FrontPort, RearPort), **declaration)
+    register(Resource(component, route, **declaration))
 register(
     Resource(
         Interface,
         "dcim/interfaces",
-        search=("name", "label", "description", "mac_address"),
-        counts={"ip_address_count": "ipam.IPAddressToInterface.interface"},
-        read_only=("ip_addresses",),
-        relations=COMPONENT_RELATIONS,
-        natural_key=None,
+        **cabled(
+            search=("name", "label", "description", "mac_address"),
+            counts={"ip_address_count": "ipam.IPAddressToInterface.interface"},
+            read_only=("ip_addresses",),
+            relations=COMPONENT_RELATIONS,
+            natural_key=None,
+        ),
     )
 )
 register(
@@ -383,6 +423,19 @@ register(
         natural_key=None,
     )
 )
-register(Resource(PowerFeed, "dcim/power-feeds", search=("name", "comments"), natural_key=None))
+register(Resource(PowerFeed, "dcim/power-feeds", **cabled(search=("name", "comments"), natural_key=None)))
+register(
+    Resource(
+        Cable,
+        "dcim/cables",
+        display=Display(("label", "pk"), lambda label, pk: label or f"#{pk}"),
+        generic={
+            "termination_a": ("termination_a_type", "termination_a_id"),
+            "termination_b": ("termination_b_type", "termination_b_id"),
+        },
+        search=("label", "color"),
+        natural_key=None,
+    )
+)
 
 extend_graphql(query=graphql.query_fields)

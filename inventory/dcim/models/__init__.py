@@ -1,5 +1,6 @@
 """DCIM models: locations, racks, device types and their templates, devices and their components."""
 
+from .cables import Cable
 from .components import (
     ConsolePort,
     ConsoleServerPort,
@@ -30,6 +31,7 @@ from .devices import (
 )
 from .interfaces import Interface
 from .locations import Location, LocationType
+from .paths import CablePath
 from .power import PowerFeed, PowerPanel
 from .racks import Rack, RackGroup, RackReservation
 from .templates import (
@@ -45,6 +47,8 @@ from .templates import (
 )
 
 __all__ = [
+    "Cable",
+    "CablePath",
     "ConsolePort",
     "ConsolePortTemplate",
     "ConsoleServerPort",

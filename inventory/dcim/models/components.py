@@ -8,6 +8,8 @@ from inventory.base import BaseModel, PrimaryModel, TreeModel
 
 from .. import choices
 from ..naming import naturalize
+from .cables import CableTermination
+from .paths import PathEndpoint, retrace_through
 
 
 class NaturallyOrdered(models.Model):
@@ -103,21 +105,21 @@ def _unique_per_owner(name: str, device="device", module="module"):
     ]
 
 
-class ConsolePort(ComponentModel):
+class ConsolePort(PathEndpoint, CableTermination, ComponentModel):
     type = models.CharField(max_length=50, choices=choices.CONSOLE_PORT_TYPES, blank=True)
 
     class Meta(ComponentModel.Meta):
         constraints = _unique_per_owner("consoleport")
 
 
-class ConsoleServerPort(ComponentModel):
+class ConsoleServerPort(PathEndpoint, CableTermination, ComponentModel):
     type = models.CharField(max_length=50, choices=choices.CONSOLE_PORT_TYPES, blank=True)
 
     class Meta(ComponentModel.Meta):
         constraints = _unique_per_owner("consoleserverport")
 
 
-class PowerPort(ComponentModel):
+class PowerPort(PathEndpoint, CableTermination, ComponentModel):
     type = models.CharField(max_length=50, choices=choices.POWER_PORT_TYPES, blank=True)
     maximum_draw = models.PositiveSmallIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)], help_text="Maximum power draw (watts)"
@@ -134,7 +136,7 @@ class PowerPort(ComponentModel):
         clean_draw(self)
 
 
-class PowerOutlet(ComponentModel):
+class PowerOutlet(PathEndpoint, CableTermination, ComponentModel):
     type = models.CharField(max_length=50, choices=choices.POWER_OUTLET_TYPES, blank=True)
     power_port = models.ForeignKey(
         PowerPort, on_delete=models.SET_NULL, null=True, blank=True, related_name="power_outlets"
@@ -154,7 +156,7 @@ class PowerOutlet(ComponentModel):
             )
 
 
-class RearPort(ComponentModel):
+class RearPort(CableTermination, ComponentModel):
     type = models.CharField(max_length=50, choices=choices.PORT_TYPES)
     positions = models.PositiveSmallIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(1024)]
@@ -177,7 +179,7 @@ class RearPort(ComponentModel):
                 )
 
 
-class FrontPort(ComponentModel):
+class FrontPort(CableTermination, ComponentModel):
     type = models.CharField(max_length=50, choices=choices.PORT_TYPES)
     rear_port = models.ForeignKey(RearPort, on_delete=models.CASCADE, related_name="front_ports")
     rear_port_position = models.PositiveSmallIntegerField(
@@ -190,6 +192,12 @@ class FrontPort(ComponentModel):
                 fields=["rear_port", "rear_port_position"], name="dcim_frontport_rear_position"
             )
         ]
+
+    def save(self, *args, **kwargs):
+        adding = self._state.adding
+        super().save(*args, **kwargs)
+        if not adding:  # a new mapping to a rear port moves the paths through this port
+            retrace_through(self)
 
     def clean(self):
         super().clean()

@@ -7,7 +7,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from .. import choices
+from .cables import CableTermination
 from .components import ComponentModel, _unique_per_owner
+from .paths import PathEndpoint
 
 # Interface types that have no physical connector.
 VIRTUAL_INTERFACE_TYPES = frozenset({"virtual", "bridge", "lag", "tunnel"})
@@ -172,7 +174,7 @@ class InterfaceBase(models.Model):
                 )
 
 
-class Interface(ComponentModel, InterfaceBase):
+class Interface(PathEndpoint, CableTermination, ComponentModel, InterfaceBase):
     type = models.CharField(max_length=50, choices=choices.INTERFACE_TYPES)
     port_type = models.CharField(
         max_length=50, choices=choices.PORT_TYPES, blank=True, help_text="Physical connector type"

@@ -7,6 +7,8 @@ from django.db import models
 from inventory.base import PrimaryModel
 
 from .. import choices
+from .cables import CableTermination
+from .paths import PathEndpoint
 
 
 class PowerPanel(PrimaryModel):
@@ -47,7 +49,7 @@ class PowerPanel(PrimaryModel):
             )
 
 
-class PowerFeed(PrimaryModel):
+class PowerFeed(PathEndpoint, CableTermination, PrimaryModel):
     power_panel = models.ForeignKey(PowerPanel, on_delete=models.PROTECT, related_name="power_feeds")
     destination_panel = models.ForeignKey(
         PowerPanel,
