@@ -135,3 +135,20 @@ def test_cabled_filter(api, sample):
     assert cabled == {"Ethernet2"}
     free = api.json(INTERFACES, {"device": "leaf1", "cabled": "false", "limit": 100})["results"]
     assert "Ethernet2" not in {i["name"] for i in free} and len(free) == 4
+
+
+def test_cables_by_device_and_location(api, sample):
+    by_device = {c["label"] or c["id"] for c in api.json(CABLES, {"device": "leaf1"})["results"]}
+    assert len(by_device) == 2 and "L-100" in by_device  # the interface and the console cable
+    assert api.json(CABLES, {"device": "core1"})["count"] == 3
+    assert api.json(CABLES, {"location": "AMS1"})["count"] == 3
+    assert api.json(CABLES, {"device": "nope"}, status=400) == {
+        "device": ["Select a valid choice. nope is not one of the available choices."]
+    }
+
+
+def test_kind_and_connected_filters(api, sample):
+    virtual = {i["name"] for i in api.json(INTERFACES, {"device": "leaf1", "kind": "virtual"})["results"]}
+    assert virtual == {"bond0"}
+    connected = {i["name"] for i in api.json(INTERFACES, {"connected": "true"})["results"]}
+    assert connected == {"Ethernet2", "xe-0/0/0"}

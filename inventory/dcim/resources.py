@@ -1,9 +1,14 @@
+import operator
+import uuid
+from functools import reduce
+
+from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
 from queryengine.filters import parse_bool
 from queryengine.registry import Computed, CustomFilter, Display, Resource, extend_graphql, register
 
-from . import graphql
+from . import choices, graphql
 from .models import (
     Cable,
     ConsolePort,
@@ -49,6 +54,7 @@ from .models import (
     VirtualChassis,
 )
 from .models.cables import CableTermination
+from .models.interfaces import VIRTUAL_INTERFACE_TYPES
 
 CABLE_PEER_TYPE = Computed(
     ("_cable_peer_type__app_label", "_cable_peer_type__model"),
@@ -83,6 +89,7 @@ def cabled(endpoint: bool = True, **declaration) -> dict:
         "read_only": ("cable", *declaration.get("read_only", ())),
         "filters": {
             "cabled": flag(lambda _: Q(cable__isnull=False), lambda end: end.cable_id is not None),
+            **({"connected": CONNECTED} if endpoint else {}),
             **declaration.get("filters", {}),
         },
     }
@@ -96,6 +103,76 @@ def flag(build, oracle) -> CustomFilter:
         lambda obj, values: oracle(obj) == values[-1],
         ("true", "false"),
     )
+
+
+CONNECTED = flag(
+    lambda _: Q(_path__is_active=True), lambda end: end._path_id is not None and end._path.is_active
+)
+WIRELESS_TYPES = frozenset(
+    v for v, _ in choices.INTERFACE_TYPES if v.startswith("ieee802.11") or v == "other-wireless"
+)
+INTERFACE_KINDS = {
+    "virtual": lambda: Q(type__in=VIRTUAL_INTERFACE_TYPES),
+    "wireless": lambda: Q(type__in=WIRELESS_TYPES),
+    "physical": lambda: ~Q(type__in=VIRTUAL_INTERFACE_TYPES | WIRELESS_TYPES),
+}
+
+
+def interface_kind(interface) -> str:
+    if interface.type in VIRTUAL_INTERFACE_TYPES:
+        return "virtual"
+    return "wireless" if interface.type in WIRELESS_TYPES else "physical"
+
+
+def parse_kind(value: str) -> str:
+    if value not in INTERFACE_KINDS:
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    return value
+
+
+KIND = CustomFilter(
+    lambda kinds: reduce(operator.or_, (INTERFACE_KINDS[k]() for k in kinds)),
+    parse_kind,
+    lambda interface, kinds: interface_kind(interface) in kinds,
+    ("physical", "virtual", ["physical", "virtual"]),
+)
+
+
+def cable_ends(path: str, model, label: str) -> CustomFilter:
+    """Cables with an end on a component whose `path` (device, device__location) is one of the
+    given objects, named by id or name."""
+
+    def parse(value: str):
+        try:
+            found = model.objects.filter(pk=uuid.UUID(value))
+        except ValueError:
+            found = model.objects.filter(name=value)
+        pks = list(found.values_list("pk", flat=True))
+        if not pks:
+            raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+        return pks
+
+    def build(groups) -> Q:
+        pks = [pk for group in groups for pk in group]
+        query = Q(pk__in=[])
+        for component in CABLED_COMPONENTS:
+            ends = component.objects.filter(**{f"{path}__in": pks}).values("pk")
+            kind = ContentType.objects.get_for_model(component)
+            query |= Q(termination_a_type=kind, termination_a_id__in=ends)
+            query |= Q(termination_b_type=kind, termination_b_id__in=ends)
+        return query
+
+    def oracle(cable, groups) -> bool:
+        pks = {pk for group in groups for pk in group}
+        for end in (cable.end("a"), cable.end("b")):
+            target = end
+            for part in path.split("__"):
+                target = getattr(target, part, None)
+            if target is not None and target.pk in pks:
+                return True
+        return False
+
+    return CustomFilter(build, parse, oracle, (label,))
 
 
 # The rendered configuration context, on request (`include=config_context`); the contexts
@@ -337,6 +414,7 @@ register(
 
 # --- components --------------------------------------------------------------------------------
 
+CABLED_COMPONENTS = (ConsolePort, ConsoleServerPort, PowerPort, PowerOutlet, Interface, FrontPort, RearPort)
 COMPONENT_RELATIONS = {
     "location": "device__location",
     "rack": "device__rack",
@@ -365,6 +443,7 @@ register(
         Interface,
         "dcim/interfaces",
         **cabled(
+            filters={"kind": KIND},
             search=("name", "label", "description", "mac_address"),
             counts={"ip_address_count": "ipam.IPAddressToInterface.interface"},
             read_only=("ip_addresses",),
@@ -434,6 +513,10 @@ register(
             "termination_b": ("termination_b_type", "termination_b_id"),
         },
         search=("label", "color"),
+        filters={
+            "device": cable_ends("device", Device, "leaf1"),
+            "location": cable_ends("device__location", Location, "AMS1"),
+        },
         natural_key=None,
     )
 )
