@@ -58,6 +58,8 @@ def build_urlpatterns() -> list:
             patterns.append(path(f"{resource.route}/<str:key>/{path_name}/", endpoint()))
         if "connected_endpoint" in resource.generic:  # objects a cable path starts at
             patterns.append(path(f"{resource.route}/<str:key>/trace/", views.TraceEndpoint(resource)))
+        elif "cable_peer" in resource.generic:  # pass-through ports: the paths crossing them
+            patterns.append(path(f"{resource.route}/<str:key>/paths/", views.PathsEndpoint(resource)))
         if resource.has_notes:
             patterns.append(path(f"{resource.route}/<str:key>/notes/", views.NotesEndpoint(resource, notes)))
     patterns += [

@@ -700,3 +700,34 @@ class TraceEndpoint(Endpoint):
             return read_object(request, resource, uuid.UUID(pk))
         except (ApiError, PermissionDenied):
             return None
+
+
+class PathsEndpoint(TraceEndpoint):
+    """`<front or rear port url>/paths/`: the cable paths passing the port, with their origin and
+    far end as references and the hops between as details."""
+
+    def get(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        document = "query ($t: String!, $id: UUID!) { result: cable_paths(object_type: $t, id: $id) }"
+        found = run(document, {"t": self.resource.object_type, "id": str(pk)}, request)["result"]
+        return [
+            {
+                "id": path["id"],
+                **self.end(request, "origin", path["origin"]),
+                **self.end(request, "destination", path["destination"]),
+                "path": [self.shown(request, node) for node in path["path"]],
+                "is_active": path["is_active"],
+                "is_split": path["is_split"],
+            }
+            for path in found
+        ], 200
+
+    @staticmethod
+    def end(request, name: str, node: str | None) -> dict:
+        if node is None:
+            return {f"{name}_type": None, name: None}
+        object_type, _, pk = node.partition(":")
+        resource = resource_by_object_type(object_type)
+        url = f"{request.context.base_url}{resource.route}/{pk}/"
+        return {f"{name}_type": object_type, name: {"id": pk, "object_type": object_type, "url": url}}

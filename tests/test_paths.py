@@ -194,3 +194,35 @@ def test_trace_lists_each_cable_with_its_ends(api, sample):
     )
     console = ConsolePort.objects.get(device__name="leaf1")
     assert len(api.json(f"/api/dcim/console-ports/{console.pk}/trace/")) == 1
+
+
+def test_paths_through_a_patch_panel(api, sample):
+    x, y, a, b = (new_device(api, name) for name in ("x", "y", "panel-a", "panel-b"))
+    x1, y1 = (
+        Interface.objects.get(device=x, name="Ethernet1"),
+        Interface.objects.get(device=y, name="Ethernet1"),
+    )
+    wire(api, x1, FrontPort.objects.get(device=a, name="front1"))
+    wire(api, RearPort.objects.get(device=a), RearPort.objects.get(device=b))
+    wire(api, FrontPort.objects.get(device=b, name="front1"), y1)
+    rear = RearPort.objects.get(device=a)
+    paths = api.json(f"/api/dcim/rear-ports/{rear.pk}/paths/")
+    assert {(p["origin"]["id"], p["destination"]["id"]) for p in paths} == {
+        (str(x1.pk), str(y1.pk)),
+        (str(y1.pk), str(x1.pk)),
+    }
+    forward = next(p for p in paths if p["origin"]["id"] == str(x1.pk))
+    assert forward["origin_type"] == "dcim.interface" and forward["destination_type"] == "dcim.interface"
+    assert [hop["object_type"] for hop in forward["path"]] == [
+        "dcim.cable",
+        "dcim.frontport",
+        "dcim.rearport",
+        "dcim.cable",
+        "dcim.rearport",
+        "dcim.frontport",
+        "dcim.cable",
+    ]
+    assert forward["is_active"] is True and forward["is_split"] is False
+    front = FrontPort.objects.get(device=b, name="front2")
+    assert api.json(f"/api/dcim/front-ports/{front.pk}/paths/") == []
+    assert api.client.get(f"/api/dcim/interfaces/{x1.pk}/paths/").status_code == 404

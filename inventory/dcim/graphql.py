@@ -85,8 +85,39 @@ def resolve_cable_trace(root, info, object_type, id):
     return segments or [[hops[0], None, None]]
 
 
+def resolve_cable_paths(root, info, object_type, id):
+    """The paths that pass an object (a front or rear port): origin, far end and the hops
+    between them, as "<app>.<model>:<id>" nodes."""
+    from queryengine.registry import resource_by_object_type
+
+    from .models.paths import CablePath, node_of
+
+    resource = resource_by_object_type(object_type)
+    if resource is None or not restricted(resource, info.context.user).filter(pk=id).exists():
+        raise NotFound(f"No {resource.verbose_name if resource else 'object'} matches the given query.")
+    node = node_of(resource.model(pk=id))
+    paths = CablePath.objects.filter(nodes__node=node).distinct().order_by("pk")
+    return [
+        {
+            "id": path.pk,
+            "origin": path.path[0],
+            "destination": path.path[-1] if path.destination_id else None,
+            "path": path.path[1:-1] if path.destination_id else path.path[1:],
+            "is_active": path.is_active,
+            "is_split": path.is_split,
+        }
+        for path in paths
+    ]
+
+
 def query_fields(types) -> dict:
     return {
+        "cable_paths": graphene.Field(
+            GenericScalar,
+            object_type=graphene.String(required=True),
+            id=graphene.Argument(UUID, required=True),
+            resolver=resolve_cable_paths,
+        ),
         "cable_trace": graphene.Field(
             GenericScalar,
             object_type=graphene.String(required=True),
