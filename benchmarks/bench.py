@@ -11,6 +11,8 @@ Sections:
           available-ips at 10k and at 100k addresses
   dcim    10,000 devices x 48 interfaces: interface and device lists against the floor, a
           device's interfaces, bulk creation of devices from templates (benchmarks/dcim.py)
+  cables  every one of those interfaces cabled: connected endpoints, cable lists, trace, bulk
+          cable creation (benchmarks/cables.py)
 """
 
 from __future__ import annotations
@@ -359,7 +361,7 @@ def bench_ipam() -> None:
 
 
 def main() -> None:
-    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim"]
+    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim", "cables"]
     rows = 5000
     setup()
     from django.db import connection
@@ -371,6 +373,7 @@ def main() -> None:
             "writes": bench_writes,
             "ipam": bench_ipam,
             "dcim": lambda: __import__("dcim").bench_dcim(),
+            "cables": lambda: __import__("cables").bench_cables(),
         }[section]()
 
 

@@ -131,17 +131,22 @@ def trace(origin) -> tuple[list, object, bool, bool]:
 def retrace(origin) -> None:
     """Store the path that starts at `origin` (an endpoint), replacing the one it had."""
     origin_type = ContentType.objects.get_for_model(origin)
-    CablePath.objects.filter(origin_type=origin_type, origin_id=origin.pk).delete()
     hops, destination, active, split = trace(origin)
-    path = CablePath.objects.create(
+    # Updated in place: objects of the same request loaded earlier keep a valid `_path`.
+    path, _ = CablePath.objects.update_or_create(
         origin_type=origin_type,
         origin_id=origin.pk,
-        destination_type=ContentType.objects.get_for_model(destination) if destination is not None else None,
-        destination_id=destination.pk if destination is not None else None,
-        path=hops,
-        is_active=active,
-        is_split=split,
+        defaults={
+            "destination_type": ContentType.objects.get_for_model(destination)
+            if destination is not None
+            else None,
+            "destination_id": destination.pk if destination is not None else None,
+            "path": hops,
+            "is_active": active,
+            "is_split": split,
+        },
     )
+    path.nodes.all().delete()
     CablePathNode.objects.bulk_create(CablePathNode(cable_path=path, node=hop) for hop in hops)
     type(origin)._default_manager.filter(pk=origin.pk).update(_path=path)
 
