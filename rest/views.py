@@ -28,7 +28,7 @@ from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationF
 from queryengine.filters import FilterError
 from queryengine.query import can_view, filters_of, restricted
 from queryengine.registry import COMPUTED, Resource, resource_by_object_type, resources
-from queryengine.schema import RequestContext
+from queryengine.schema import RequestContext, generic_ref
 
 from . import versioning
 from .auth import AuthenticationFailed, authenticate
@@ -725,9 +725,8 @@ class PathsEndpoint(TraceEndpoint):
 
     @staticmethod
     def end(request, name: str, node: str | None) -> dict:
-        if node is None:
-            return {f"{name}_type": None, name: None}
-        object_type, _, pk = node.partition(":")
-        resource = resource_by_object_type(object_type)
-        url = f"{request.context.base_url}{resource.route}/{pk}/"
-        return {f"{name}_type": object_type, name: {"id": pk, "object_type": object_type, "url": url}}
+        object_type, _, pk = (node or "").partition(":")
+        return {
+            f"{name}_type": object_type or None,
+            name: generic_ref(request.context, object_type or None, pk),
+        }

@@ -64,13 +64,9 @@ def resolve_cable_trace(root, info, object_type, id):
     each an "<app>.<model>:<id>" node (the far end null where the path stops)."""
     from django.contrib.contenttypes.models import ContentType
 
-    from queryengine.registry import resource_by_object_type
-
     from .models.paths import CablePath, node_of
 
-    resource = resource_by_object_type(object_type)
-    if resource is None or not restricted(resource, info.context.user).filter(pk=id).exists():
-        raise NotFound(f"No {resource.verbose_name if resource else 'object'} matches the given query.")
+    resource = visible_resource(info, object_type, id)
     app_label, _, model = object_type.partition(".")
     origin_type = ContentType.objects.get_by_natural_key(app_label, model)
     path = (
@@ -85,16 +81,22 @@ def resolve_cable_trace(root, info, object_type, id):
     return segments or [[hops[0], None, None]]
 
 
+def visible_resource(info, object_type: str, pk):
+    """The resource of an object the caller may see (404 otherwise)."""
+    from queryengine.registry import resource_by_object_type
+
+    resource = resource_by_object_type(object_type)
+    if resource is None or not restricted(resource, info.context.user).filter(pk=pk).exists():
+        raise NotFound(f"No {resource.verbose_name if resource else 'object'} matches the given query.")
+    return resource
+
+
 def resolve_cable_paths(root, info, object_type, id):
     """The paths that pass an object (a front or rear port): origin, far end and the hops
     between them, as "<app>.<model>:<id>" nodes."""
-    from queryengine.registry import resource_by_object_type
-
     from .models.paths import CablePath, node_of
 
-    resource = resource_by_object_type(object_type)
-    if resource is None or not restricted(resource, info.context.user).filter(pk=id).exists():
-        raise NotFound(f"No {resource.verbose_name if resource else 'object'} matches the given query.")
+    resource = visible_resource(info, object_type, id)
     node = node_of(resource.model(pk=id))
     paths = CablePath.objects.filter(nodes__node=node).distinct().order_by("pk")
     return [

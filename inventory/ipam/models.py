@@ -264,3 +264,19 @@ class IPAddressToInterface(BaseModel):
             )
         if not self.interface_id and not self.vm_interface_id:
             raise ValidationError("Must associate to either an Interface or a VMInterface.")
+
+
+def check_primary_ips(owner, assignments, noun: str) -> None:
+    """`primary_ip4`/`primary_ip6` of a device or virtual machine: of the right family, and on
+    one of its own interfaces (`assignments` of the owner), or the inside of such an address."""
+    for field, version in (("primary_ip4", 4), ("primary_ip6", 6)):
+        address = getattr(owner, field)
+        if address is None:
+            continue
+        if address.ip_version != version:
+            raise ValidationError({field: [f"{address} is not an IPv{version} address."]})
+        candidates = {address.pk} | ({address.nat_inside_id} if address.nat_inside_id else set())
+        if owner.pk is None or not assignments.filter(ip_address__in=candidates).exists():
+            raise ValidationError(
+                {field: [f"The specified IP address ({address}) is not assigned to this {noun}."]}
+            )

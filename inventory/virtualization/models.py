@@ -114,24 +114,10 @@ class VirtualMachine(PrimaryModel):
                         ]
                     }
                 )
-        from inventory.ipam.models import IPAddressToInterface
+        from inventory.ipam.models import IPAddressToInterface, check_primary_ips
 
-        for field, version in (("primary_ip4", 4), ("primary_ip6", 6)):
-            address = getattr(self, field)
-            if address is None:
-                continue
-            if address.ip_version != version:
-                raise ValidationError({field: [f"{address} is not an IPv{version} address."]})
-            candidates = {address.pk} | ({address.nat_inside_id} if address.nat_inside_id else set())
-            own = IPAddressToInterface.objects.filter(vm_interface__virtual_machine=self.pk)
-            if self.pk is None or not own.filter(ip_address__in=candidates).exists():
-                raise ValidationError(
-                    {
-                        field: [
-                            f"The specified IP address ({address}) is not assigned to this virtual machine."
-                        ]
-                    }
-                )
+        own = IPAddressToInterface.objects.filter(vm_interface__virtual_machine=self.pk)
+        check_primary_ips(self, own, "virtual machine")
 
     @property
     def location(self):

@@ -487,20 +487,9 @@ class Device(PrimaryModel):
                 )
 
     def clean_primary_ips(self):
-        from inventory.ipam.models import IPAddressToInterface
+        from inventory.ipam.models import IPAddressToInterface, check_primary_ips
 
-        for field, version in (("primary_ip4", 4), ("primary_ip6", 6)):
-            address = getattr(self, field)
-            if address is None:
-                continue
-            if address.ip_version != version:
-                raise ValidationError({field: [f"{address} is not an IPv{version} address."]})
-            on_device = IPAddressToInterface.objects.filter(interface__device=self.pk)
-            candidates = {address.pk} | ({address.nat_inside_id} if address.nat_inside_id else set())
-            if self.pk is None or not on_device.filter(ip_address__in=candidates).exists():
-                raise ValidationError(
-                    {field: [f"The specified IP address ({address}) is not assigned to this device."]}
-                )
+        check_primary_ips(self, IPAddressToInterface.objects.filter(interface__device=self.pk), "device")
 
 
 class DeviceClusterAssignment(BaseModel):
