@@ -28,8 +28,10 @@ from graphql import (
     FieldNode,
     GraphQLError,
     GraphQLSchema,
+    InlineFragmentNode,
     OperationDefinitionNode,
     OperationType,
+    SelectionSetNode,
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 from psycopg.types.string import StrDumper
@@ -46,6 +48,7 @@ from .registry import (
     REVERSE,
     Resource,
     resource_by_object_type,
+    resource_by_type_name,
     resource_for,
     resources,
 )
@@ -81,6 +84,20 @@ def _fields(selection_set) -> list[FieldNode]:
             raise Unsupported("fragments and directives run on the generic executor")
         nodes.append(node)
     return nodes
+
+
+def _split_fragments(selection_set) -> tuple[list[FieldNode], dict[str, tuple]]:
+    """A generic relation's plain fields and its `... on <Type>` fragments' fields by type."""
+    plain, fragments = [], {}
+    for node in selection_set.selections:
+        if isinstance(node, InlineFragmentNode) and node.type_condition and not node.directives:
+            name = node.type_condition.name.value
+            fragments[name] = fragments.get(name, ()) + tuple(_fields(node.selection_set))
+        elif isinstance(node, FieldNode) and not node.directives:
+            plain.append(node)
+        else:
+            raise Unsupported("fragments and directives run on the generic executor")
+    return plain, fragments
 
 
 REFERENCE_FIELDS = frozenset({"id", "object_type", "url", "__typename"})
@@ -157,6 +174,8 @@ class ObjectPlan:
         self.annotations: dict[str, object] = {"_id": jsonsql.IdText(F("pk"))}
         self.loads: dict[str, tuple[ObjectPlan, int]] = {}  # slot -> (plan, column holding the id)
         self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: JSON text}
+        # slot -> ({object type: plan}, app label column, model column, id column)
+        self.generics: dict[str, tuple[dict, int, int, int]] = {}
         self.tree = False  # whether this resource's tree paths are needed
         self.query = PreparedQuery(
             resource.model,
@@ -278,13 +297,7 @@ class ObjectPlan:
             label = jsonsql.Cat(F(f"{name}__app_label"), jsonsql.const("."), F(f"{name}__model"))
             return text.sql(jsonsql.or_null(jsonsql.JsonString(label)))
         if spec.kind == GENERIC:
-            type_field, id_field = spec.columns
-            keys = [(_response_key(n), n.name.value) for n in _fields(node.selection_set)]
-            if any(n not in {"id", "object_type", "url"} for _, n in keys):
-                raise Unsupported("generic relation field")
-            app, model = self.col(f"{type_field}__app_label"), self.col(f"{type_field}__model")
-            label = f"(None if {app} is None else {app} + '.' + {model})"
-            return self.value(text, f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})")
+            return self.generic_field(text, spec, node)
         if spec.kind in LIST_KINDS:
             return self.list_field(text, spec, node)
         if spec.choices is not None:
@@ -292,6 +305,36 @@ class ObjectPlan:
         if isinstance(spec.model_field, models.JSONField):
             return self.json_column(text, name)
         return self.scalar(text, spec.model_field)
+
+    def generic_field(self, text: JsonText, spec, node: FieldNode) -> None:
+        """A generic relation: a reference built in Python, or (with `... on <Type>` fragments)
+        the object read by that type's plan, one query per type for the whole page."""
+        type_field, id_field = spec.columns
+        plain, fragments = _split_fragments(node.selection_set)
+        keys = [(_response_key(n), n.name.value) for n in plain]
+        if any(n not in {"id", "object_type", "url"} for _, n in keys):
+            raise Unsupported("generic relation field")
+        app, model = self.col(f"{type_field}__app_label"), self.col(f"{type_field}__model")
+        label = f"(None if {app} is None else {app} + '.' + {model})"
+        reference = f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})"
+        if not fragments:
+            return self.value(text, reference)
+        plans = {}
+        for type_name, selections in fragments.items():
+            target = resource_by_type_name(type_name)
+            if target is None:
+                raise Unsupported(f"fragment on {type_name}")
+            plans[target.object_type] = ObjectPlan(target, SelectionSetNode(selections=(*plain, *selections)))
+        slot = f"generic{len(self.generics)}"
+        pk = self.col(f"_{slot}", jsonsql.IdText(F(id_field)))
+        self.generics[slot] = (
+            plans,
+            self.columns.index(f"{type_field}__app_label"),
+            self.columns.index(f"{type_field}__model"),
+            self.columns.index(f"_{slot}"),
+        )
+        # An object of a type no fragment names shows only the fields outside the fragments.
+        text.py(f"(P[{slot!r}].get(({label}, {pk})) or _text({reference}))")
 
     def reference_field(self, text: JsonText, name: str) -> None:
         """id, url, object_type and __typename of the object itself."""
@@ -403,6 +446,17 @@ class ObjectPlan:
             }
         for slot, (plan, index) in self.loads.items():
             loaded[slot] = plan.load({row[index] for row in rows}, base)
+        for slot, (plans, app, model, index) in self.generics.items():
+            wanted: dict[str, set] = {}
+            for row in rows:
+                if row[app] is not None and row[index] is not None:
+                    wanted.setdefault(f"{row[app]}.{row[model]}", set()).add(row[index])
+            loaded[slot] = {
+                (label, pk): text
+                for label, ids in wanted.items()
+                if label in plans
+                for pk, text in plans[label].load(ids, base).items()
+            }
         return rows, loaded
 
     def load(self, ids: set, base: str) -> dict:

@@ -19,6 +19,7 @@ from .registry import (
     REVERSE,
     SCALAR,
     Resource,
+    resource_by_object_type,
     resource_for,
 )
 
@@ -38,7 +39,7 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
         elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
             parts.append(spec.name)
         elif spec.kind == GENERIC:
-            parts.append(f"{spec.name} {{ {REFERENCE} }}")
+            parts.append(f"{spec.name} {{ {_generic(spec, depth if top else 0)} }}")
         elif spec.kind == FOREIGN_KEY:
             target = resource_for(spec.target)
             if target is not None:
@@ -58,6 +59,15 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
 
 def _related(target: Resource, depth: int) -> str:
     return REFERENCE if depth <= 0 else selection(target, depth - 1, top=False)
+
+
+def _generic(spec, depth: int) -> str:
+    """A generic relation: a reference at depth 0, below it the object of whichever type it is
+    (at the top level only: one level of every possible type keeps the document small)."""
+    targets = [t for t in map(resource_by_object_type, spec.targets) if t is not None]
+    if depth <= 0 or not targets:
+        return REFERENCE
+    return " ".join(f"... on {t.type_name} {{ {selection(t, depth - 1, top=False)} }}" for t in targets)
 
 
 def many_to_many_fields(resource: Resource) -> tuple[str, ...]:

@@ -76,6 +76,7 @@ class FieldSpec:
     target: type[models.Model] | None = None  # related model of fk and m2m fields
     columns: tuple[str, ...] = ()  # the ORM paths a generic relation reads
     computed: Computed | None = None
+    targets: tuple[str, ...] = ()  # object types a generic relation may point at (nested by depth)
 
     @property
     def nullable(self) -> bool:
@@ -110,7 +111,9 @@ class Resource:
     # installed counts as zero so the representation is stable as the inventory grows.
     counts: dict[str, str] = field(default_factory=dict)
     hidden: tuple[str, ...] = ()  # model fields never shown
-    generic: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (type field, id field)
+    # name -> (type field, id field) or (type field, id field, object types it may point at):
+    # with its targets named, a generic relation nests like a foreign key at depth > 0.
+    generic: dict[str, tuple] = field(default_factory=dict)
     scope: Callable | None = None  # (queryset, user) -> queryset, applied to every read
     natural_key: str | None = "name"  # a unique field that identifies an object by value
     read_only: tuple[str, ...] = ()  # shown but never written by clients
@@ -198,8 +201,8 @@ class Resource:
             specs.append(
                 FieldSpec(name, FOREIGN_KEY, relation, relation.related_model, columns=(f"{name}__pk",))
             )
-        for name, (type_field, id_field) in self.generic.items():
-            specs.append(FieldSpec(name, GENERIC, columns=(type_field, id_field)))
+        for name, (type_field, id_field, *targets) in self.generic.items():
+            specs.append(FieldSpec(name, GENERIC, columns=(type_field, id_field), targets=tuple(*targets)))
         for name, source in self.reverse.items():
             model_name, fk = source.split(".")
             target = apps.get_model(self.app_label, model_name)
@@ -252,8 +255,14 @@ def extend_graphql(query: Callable | None = None, mutation: Callable | None = No
         MUTATION_EXTENSIONS.append(mutation)
 
 
+BY_OBJECT_TYPE: dict[str, Resource] = {}
+BY_TYPE_NAME: dict[str, Resource] = {}
+
+
 def register(resource: Resource) -> Resource:
     REGISTRY[resource.model] = resource
+    BY_OBJECT_TYPE[resource.object_type] = resource
+    BY_TYPE_NAME[resource.type_name] = resource
     return resource
 
 
@@ -262,11 +271,11 @@ def resource_for(model: type[models.Model]) -> Resource | None:
 
 
 def resource_by_object_type(object_type: str) -> Resource | None:
-    return _by_object_type().get(object_type)
+    return BY_OBJECT_TYPE.get(object_type)
 
 
-def _by_object_type() -> dict[str, Resource]:
-    return {r.object_type: r for r in REGISTRY.values()}
+def resource_by_type_name(type_name: str) -> Resource | None:
+    return BY_TYPE_NAME.get(type_name)
 
 
 def resources() -> list[Resource]:

@@ -62,12 +62,26 @@ def display_value(resource: Resource, obj) -> str:
     return resource.display.render(*(value_at(obj, path) for path in resource.display.columns))
 
 
-class ObjectRef(graphene.ObjectType):
-    """A light reference to an object of any type (generic relations)."""
+class InventoryObject(graphene.Interface):
+    """What every object type shares: a generic relation's value, read further with
+    `... on <Type> { ... }`."""
 
     id = graphene.Field(UUID)
     object_type = graphene.String()
+    display = graphene.String()
     url = graphene.String()
+
+    @classmethod
+    def resolve_type(cls, instance, info):
+        return TYPES[resource_for(type(instance)).type_name]
+
+
+def generic_object(object_type: str | None, pk):
+    """The object a generic relation points at (None when it is gone or not registered)."""
+    target = resource_by_object_type(object_type) if object_type else None
+    if target is None or pk is None:
+        return None
+    return target.model._default_manager.filter(pk=pk).first()
 
 
 def generic_ref(context, object_type: str | None, pk):
@@ -136,9 +150,9 @@ def _field_attrs(resource: Resource) -> dict:
         elif spec.kind == GENERIC:
             type_field, id_field = spec.columns
             attrs[name] = graphene.Field(
-                ObjectRef,
-                resolver=lambda root, info, _t=type_field, _i=id_field: generic_ref(
-                    info.context, content_type_label(value_at(root, _t)), value_at(root, _i)
+                InventoryObject,
+                resolver=lambda root, info, _t=type_field, _i=id_field: generic_object(
+                    content_type_label(value_at(root, _t)), value_at(root, _i)
                 ),
             )
         elif spec.choices is not None:
@@ -162,7 +176,16 @@ def _field_attrs(resource: Resource) -> dict:
 
 
 def build_type(resource: Resource) -> type:
-    meta = type("Meta", (), {"model": resource.model, "fields": ("id",), "name": resource.type_name})
+    meta = type(
+        "Meta",
+        (),
+        {
+            "model": resource.model,
+            "fields": ("id",),
+            "name": resource.type_name,
+            "interfaces": (InventoryObject,),
+        },
+    )
     object_type = type(resource.type_name, (DjangoObjectType,), {"Meta": meta, **_field_attrs(resource)})
     TYPES[resource.type_name] = object_type
     return object_type

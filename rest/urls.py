@@ -4,7 +4,7 @@ from django.urls import path, re_path
 
 from queryengine.registry import resource_for, resources
 
-from . import views
+from . import cabling, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
@@ -40,6 +40,19 @@ SUB_ENDPOINTS = {
 }
 
 
+def connection_endpoints() -> dict:
+    """The connection lists and the connected-device lookup: views over cable paths."""
+    from inventory.dcim.models import ConsolePort, Device, Interface, PowerPort
+
+    interfaces = resource_for(Interface)
+    return {
+        "dcim/console-connections": cabling.ConnectionListEndpoint(resource_for(ConsolePort)),
+        "dcim/power-connections": cabling.ConnectionListEndpoint(resource_for(PowerPort)),
+        "dcim/interface-connections": cabling.InterfaceConnectionsEndpoint(interfaces),
+        "dcim/connected-device": cabling.ConnectedDeviceEndpoint(interfaces, resource_for(Device)),
+    }
+
+
 def build_urlpatterns() -> list:
     from inventory.extras.models import Note
 
@@ -49,7 +62,9 @@ def build_urlpatterns() -> list:
         path("status/", views.StatusEndpoint()),
         path("graphql/", views.GraphQLEndpoint()),
     ]
-    patterns += [path(f"{app}/", views.AppRootEndpoint(app)) for app in views.API_APPS]
+    extra = connection_endpoints()
+    patterns += [path(f"{app}/", views.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
+    patterns += [path(f"{route}/", endpoint) for route, endpoint in extra.items()]
     for resource in resources():
         list_endpoint = LIST_ENDPOINTS.get(resource.route, views.ListEndpoint)
         patterns.append(path(f"{resource.route}/", list_endpoint(resource)))
@@ -57,9 +72,9 @@ def build_urlpatterns() -> list:
         for path_name, endpoint in SUB_ENDPOINTS.get(resource.route, {}).items():
             patterns.append(path(f"{resource.route}/<str:key>/{path_name}/", endpoint()))
         if "connected_endpoint" in resource.generic:  # objects a cable path starts at
-            patterns.append(path(f"{resource.route}/<str:key>/trace/", views.TraceEndpoint(resource)))
+            patterns.append(path(f"{resource.route}/<str:key>/trace/", cabling.TraceEndpoint(resource)))
         elif "cable_peer" in resource.generic:  # pass-through ports: the paths crossing them
-            patterns.append(path(f"{resource.route}/<str:key>/paths/", views.PathsEndpoint(resource)))
+            patterns.append(path(f"{resource.route}/<str:key>/paths/", cabling.PathsEndpoint(resource)))
         if resource.has_notes:
             patterns.append(path(f"{resource.route}/<str:key>/notes/", views.NotesEndpoint(resource, notes)))
     patterns += [

@@ -27,8 +27,8 @@ from queryengine.documents import (
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import FilterError
 from queryengine.query import can_view, filters_of, restricted
-from queryengine.registry import COMPUTED, Resource, resource_by_object_type, resources
-from queryengine.schema import RequestContext, generic_ref
+from queryengine.registry import COMPUTED, Resource, resources
+from queryengine.schema import RequestContext
 
 from . import versioning
 from .auth import AuthenticationFailed, authenticate
@@ -234,10 +234,14 @@ def shown_many(resource: Resource, request) -> frozenset[str]:
     return shown | frozenset(included & on_request) if included & on_request else shown
 
 
-def list_page(request, resource: Resource, scope_filters: dict | None = None) -> dict:
+def list_page(
+    request, resource: Resource, scope_filters: dict | None = None, allowed: tuple[str, ...] | None = None
+) -> dict:
+    """One page of a resource's list; `allowed` narrows the filters a client may give."""
     params = request.GET
     filters = {key: params.getlist(key) for key in params if key not in RESERVED}
-    unknown = [key for key in filters if key not in filters_of(resource)]
+    known = filters_of(resource) if allowed is None else allowed
+    unknown = [key for key in filters if key not in known]
     if unknown:
         if settings.STRICT_FILTERING:
             raise FilterError({key: ["Unknown filter field"] for key in unknown})
@@ -487,14 +491,15 @@ class RootEndpoint(Endpoint):
 
 
 class AppRootEndpoint(Endpoint):
-    def __init__(self, app: str):
-        self.app = app
+    def __init__(self, app: str, extra_routes: tuple[str, ...] = ()):
+        self.app, self.extra_routes = app, extra_routes
 
     def get(self, request):
         require_view(None, request)
         base = request.context.base_url
+        routes = [r.route for r in resources()] + list(self.extra_routes)
         endpoints = {
-            r.endpoint: f"{base}{r.route}/" for r in resources() if r.route.startswith(f"{self.app}/")
+            route.split("/", 1)[1]: f"{base}{route}/" for route in routes if route.startswith(f"{self.app}/")
         }
         return dict(sorted(endpoints.items())), 200
 
@@ -669,64 +674,3 @@ class ObjectListEndpoint(Endpoint):
         limit, offset = parse_paging(request)
         page = items[offset:] if limit is None else items[offset : offset + limit]
         return envelope(request, len(items), limit, offset, page), 200
-
-
-class TraceEndpoint(Endpoint):
-    """`<endpoint url>/trace/`: the segments of the object's cable path, each end and cable shown
-    as its own detail at depth 0 (null where the path stops or the caller may not see it)."""
-
-    methods = ("GET",)
-
-    def __init__(self, resource: Resource):
-        self.resource = resource
-
-    def get(self, request, key: str):
-        require_view(self.resource, request)
-        pk = object_pk(request, self.resource, key)
-        document = "query ($t: String!, $id: UUID!) { result: cable_trace(object_type: $t, id: $id) }"
-        segments = run(document, {"t": self.resource.object_type, "id": str(pk)}, request)["result"]
-        return [[self.shown(request, node) for node in segment] for segment in segments], 200
-
-    @staticmethod
-    def shown(request, node: str | None):
-        if node is None:
-            return None
-        object_type, _, pk = node.partition(":")
-        resource = resource_by_object_type(object_type)
-        if resource is None:
-            return None
-        try:
-            require_view(resource, request)
-            return read_object(request, resource, uuid.UUID(pk))
-        except (ApiError, PermissionDenied):
-            return None
-
-
-class PathsEndpoint(TraceEndpoint):
-    """`<front or rear port url>/paths/`: the cable paths passing the port, with their origin and
-    far end as references and the hops between as details."""
-
-    def get(self, request, key: str):
-        require_view(self.resource, request)
-        pk = object_pk(request, self.resource, key)
-        document = "query ($t: String!, $id: UUID!) { result: cable_paths(object_type: $t, id: $id) }"
-        found = run(document, {"t": self.resource.object_type, "id": str(pk)}, request)["result"]
-        return [
-            {
-                "id": path["id"],
-                **self.end(request, "origin", path["origin"]),
-                **self.end(request, "destination", path["destination"]),
-                "path": [self.shown(request, node) for node in path["path"]],
-                "is_active": path["is_active"],
-                "is_split": path["is_split"],
-            }
-            for path in found
-        ], 200
-
-    @staticmethod
-    def end(request, name: str, node: str | None) -> dict:
-        object_type, _, pk = (node or "").partition(":")
-        return {
-            f"{name}_type": object_type or None,
-            name: generic_ref(request.context, object_type or None, pk),
-        }

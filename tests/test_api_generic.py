@@ -16,7 +16,14 @@ from queryengine import engine
 from queryengine.documents import detail_document, list_document, many_to_many_fields
 from queryengine.filters import NUMERIC_LOOKUPS, STRING_LOOKUPS, Filter, parse_datetime_value
 from queryengine.query import filters_of, restricted, sortable_fields
-from queryengine.registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, resource_for, resources
+from queryengine.registry import (
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    GENERIC,
+    MANY_TO_MANY,
+    resource_by_object_type,
+    resources,
+)
 from queryengine.scalars import dumps
 from queryengine.schema import RequestContext
 from rest import versioning
@@ -39,6 +46,10 @@ def visible_ids(resource, user) -> set[str]:
 
 def every(api, resource, params=None) -> list[dict]:
     return api.json(list_url(resource), {"limit": 1000, **(params or {})})["results"]
+
+
+def nests(spec) -> bool:
+    return spec.kind == FOREIGN_KEY or spec.kind == GENERIC and bool(spec.targets)
 
 
 def test_registry_is_covered_by_sample_data(superuser):
@@ -77,22 +88,20 @@ class TestEveryModel:
             assert derived <= row.keys()
             for spec in resource.fields:
                 value = row.get(spec.name)
-                if spec.kind == FOREIGN_KEY and value is not None and spec.name in row:
+                # Foreign keys, and generic relations that name their targets, nest by depth.
+                if nests(spec) and value is not None and spec.name in row:
                     if depth == 0:
                         assert set(value) == {"id", "object_type", "url"}
-                    else:
-                        assert "display" in value
-                        assert not (derived | many | {"tags"}) & value.keys() - {"display"}
-                        # generic relations (a cable's ends, a cable peer) stay references at any depth
-                        target = resource_for(spec.target)
-                        generic = set(target.generic) if target else set()
-                        nested_refs = [
-                            v
-                            for k, v in value.items()
-                            if isinstance(v, dict) and "url" in v and k not in generic
-                        ]
-                        for ref in nested_refs:
-                            assert ("display" in ref) == (depth >= 2)
+                        continue
+                    assert "display" in value
+                    assert not (derived | many | {"tags"}) & value.keys() - {"display"}
+                    target = resource_by_object_type(value["object_type"])
+                    for name, ref in value.items():
+                        spec_of = next((f for f in target.fields if f.name == name), None)
+                        if isinstance(ref, dict) and "url" in ref and spec_of is not None:
+                            # below the top level, generic relations stay references
+                            nested = depth >= 2 and spec_of.kind == FOREIGN_KEY
+                            assert ("display" in ref) == nested, (spec.name, name)
                 if spec.kind == MANY_TO_MANY and spec.name in row:
                     for item in value:
                         assert ("display" in item) == (depth >= 1)

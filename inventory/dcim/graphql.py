@@ -112,8 +112,63 @@ def resolve_cable_paths(root, info, object_type, id):
     ]
 
 
+def resolve_interface_connections(root, info, limit=None, offset=None, **filters):
+    """Paths joining two interfaces, each pair once (from the end with the lower id): the path's
+    id, both ends' ids and names, its hop count and state. Filters are the interface list's."""
+    from django.contrib.contenttypes.models import ContentType
+    from django.db.models import F
+
+    from queryengine.query import filtered, ordering, page_bounds
+
+    from .models import Interface
+
+    resource = resource_for(Interface)
+    pairs = filtered(resource, info.context.user, {k: v for k, v in filters.items() if v}).filter(
+        _path__destination_type=ContentType.objects.get_for_model(Interface),
+        pk__lt=F("_path__destination_id"),
+    )
+    start, stop = page_bounds(limit, offset)
+    page = list(
+        pairs.order_by(*ordering(resource, None))[start:stop].values_list(
+            "_path_id",
+            "pk",
+            "name",
+            "_path__destination_id",
+            "_path__path",
+            "_path__is_active",
+            "_path__is_split",
+        )
+    )
+    far_names = dict(Interface.objects.filter(pk__in=[row[3] for row in page]).values_list("pk", "name"))
+    return {
+        "count": pairs.count(),
+        "results": [
+            {
+                "id": str(path),
+                "interface_a": str(pk),
+                "name_a": name,
+                "interface_b": str(far),
+                "name_b": far_names.get(far, ""),
+                "hops": max(len(hops) - 2, 0),  # the nodes between the two ends
+                "is_active": active,
+                "is_split": split,
+            }
+            for path, pk, name, far, hops, active, split in page
+        ],
+    }
+
+
 def query_fields(types) -> dict:
     return {
+        "interface_connections": graphene.Field(
+            GenericScalar,
+            limit=graphene.Int(),
+            offset=graphene.Int(),
+            device=graphene.List(graphene.String),
+            device_id=graphene.List(graphene.String),
+            location=graphene.List(graphene.String),
+            resolver=resolve_interface_connections,
+        ),
         "cable_paths": graphene.Field(
             GenericScalar,
             object_type=graphene.String(required=True),

@@ -53,8 +53,9 @@ from .models import (
     SoftwareVersion,
     VirtualChassis,
 )
-from .models.cables import CableTermination
+from .models.cables import CABLE_ENDS, CableTermination
 from .models.interfaces import VIRTUAL_INTERFACE_TYPES
+from .models.paths import ENDPOINT_TYPES
 
 CABLE_PEER_TYPE = Computed(
     ("_cable_peer_type__app_label", "_cable_peer_type__model"),
@@ -81,7 +82,7 @@ def cabled(endpoint: bool = True, **declaration) -> dict:
     computed = {"cable_peer_type": CABLE_PEER_TYPE, **(CONNECTED_ENDPOINT if endpoint else {})}
     generic = {**CableTermination.CABLE_GENERIC}
     if endpoint:
-        generic["connected_endpoint"] = ("_path__destination_type", "_path__destination_id")
+        generic["connected_endpoint"] = ("_path__destination_type", "_path__destination_id", ENDPOINT_TYPES)
     return {
         **declaration,
         "computed": {**computed, **declaration.get("computed", {})},
@@ -89,7 +90,7 @@ def cabled(endpoint: bool = True, **declaration) -> dict:
         "read_only": ("cable", *declaration.get("read_only", ())),
         "filters": {
             "cabled": flag(lambda _: Q(cable__isnull=False), lambda end: end.cable_id is not None),
-            **({"connected": CONNECTED} if endpoint else {}),
+            **({"connected": CONNECTED, "has_connected_endpoint": REACHING} if endpoint else {}),
             **declaration.get("filters", {}),
         },
     }
@@ -107,6 +108,11 @@ def flag(build, oracle) -> CustomFilter:
 
 CONNECTED = flag(
     lambda _: Q(_path__is_active=True), lambda end: end._path_id is not None and end._path.is_active
+)
+# Paths that arrive somewhere (connected or not): the connection lists show these.
+REACHING = flag(
+    lambda _: Q(_path__destination_id__isnull=False),
+    lambda end: end._path_id is not None and end._path.destination_id is not None,
 )
 WIRELESS_TYPES = frozenset(
     v for v, _ in choices.INTERFACE_TYPES if v.startswith("ieee802.11") or v == "other-wireless"
@@ -509,8 +515,8 @@ register(
         "dcim/cables",
         display=Display(("label", "pk"), lambda label, pk: label or f"#{pk}"),
         generic={
-            "termination_a": ("termination_a_type", "termination_a_id"),
-            "termination_b": ("termination_b_type", "termination_b_id"),
+            "termination_a": ("termination_a_type", "termination_a_id", CABLE_ENDS),
+            "termination_b": ("termination_b_type", "termination_b_id", CABLE_ENDS),
         },
         search=("label", "color"),
         filters={

@@ -8,10 +8,13 @@ from django.db import models
 from inventory.base import PrimaryModel
 
 from .. import choices
-from .paths import CablePath, retrace_through
+from .paths import CablePath, object_types, retrace_through
 
 # Interface types a cable cannot plug into (they have no physical port).
 UNCABLED_INTERFACE_TYPES = frozenset({"virtual", "bridge", "lag"})
+
+
+CABLE_ENDS = object_types(choices.COMPATIBLE_TERMINATIONS)
 
 
 class CableTermination(models.Model):
@@ -29,7 +32,7 @@ class CableTermination(models.Model):
         abstract = True
 
     # Shown by every cable-able resource (registry declarations use these).
-    CABLE_GENERIC = {"cable_peer": ("_cable_peer_type", "_cable_peer_id")}
+    CABLE_GENERIC = {"cable_peer": ("_cable_peer_type", "_cable_peer_id", CABLE_ENDS)}
 
 
 class Cable(PrimaryModel):

@@ -26,6 +26,14 @@ ENDPOINTS = frozenset(
 CONNECTED = "Connected"
 
 
+def object_types(model_names) -> tuple[str, ...]:
+    """`<app>.<model>` labels of cable-able models named by model name alone."""
+    return tuple(sorted(f"{'circuits' if m == 'circuittermination' else 'dcim'}.{m}" for m in model_names))
+
+
+ENDPOINT_TYPES = object_types(ENDPOINTS)
+
+
 def node_of(obj) -> str:
     return f"{obj._meta.app_label}.{obj._meta.model_name}:{obj.pk}"
 

@@ -1,0 +1,203 @@
+"""Endpoints over cable paths: a path's trace, the paths crossing a patch panel port, the
+connection lists and the connected-device lookup (as the reference serves them)."""
+
+from __future__ import annotations
+
+import uuid
+
+import orjson
+from django.conf import settings
+
+from queryengine.documents import selection
+from queryengine.errors import PermissionDenied
+from queryengine.filters import FilterError
+from queryengine.registry import Resource, resource_by_object_type
+from queryengine.schema import generic_ref
+
+from .views import (
+    RESERVED,
+    ApiError,
+    Endpoint,
+    detail_error,
+    envelope,
+    list_page,
+    not_found,
+    object_pk,
+    parse_depth,
+    parse_paging,
+    read_object,
+    require_view,
+    run,
+)
+
+# The filters of the connection lists (the reference's, no more).
+CONNECTION_FILTERS = ("device", "device_id", "location")
+
+
+def given_filters(request, allowed: tuple[str, ...]) -> dict[str, list[str]]:
+    filters = {key: request.GET.getlist(key) for key in request.GET if key not in RESERVED}
+    unknown = [key for key in filters if key not in allowed]
+    if unknown and settings.STRICT_FILTERING:
+        raise FilterError({key: ["Unknown filter field"] for key in unknown})
+    return {key: values for key, values in filters.items() if key in allowed}
+
+
+def parsed(rows) -> list[dict]:
+    """Rows a compiled plan wrote as JSON text, read back where a view needs their values."""
+    return orjson.loads(orjson.dumps(rows))
+
+
+class TraceEndpoint(Endpoint):
+    """`<endpoint url>/trace/`: the segments of the object's cable path, each end and cable shown
+    as its own detail at depth 0 (null where the path stops or the caller may not see it)."""
+
+    methods = ("GET",)
+
+    def __init__(self, resource: Resource):
+        self.resource = resource
+
+    def get(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        document = "query ($t: String!, $id: UUID!) { result: cable_trace(object_type: $t, id: $id) }"
+        segments = run(document, {"t": self.resource.object_type, "id": str(pk)}, request)["result"]
+        return [[self.shown(request, node) for node in segment] for segment in segments], 200
+
+    @staticmethod
+    def shown(request, node: str | None):
+        if node is None:
+            return None
+        object_type, _, pk = node.partition(":")
+        resource = resource_by_object_type(object_type)
+        if resource is None:
+            return None
+        try:
+            require_view(resource, request)
+            return read_object(request, resource, uuid.UUID(pk))
+        except (ApiError, PermissionDenied):
+            return None
+
+
+class PathsEndpoint(TraceEndpoint):
+    """`<front or rear port url>/paths/`: the cable paths passing the port, with their origin and
+    far end as references and the hops between as details."""
+
+    def get(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        document = "query ($t: String!, $id: UUID!) { result: cable_paths(object_type: $t, id: $id) }"
+        found = run(document, {"t": self.resource.object_type, "id": str(pk)}, request)["result"]
+        return [
+            {
+                "id": path["id"],
+                **self.end(request, "origin", path["origin"]),
+                **self.end(request, "destination", path["destination"]),
+                "path": [self.shown(request, node) for node in path["path"]],
+                "is_active": path["is_active"],
+                "is_split": path["is_split"],
+            }
+            for path in found
+        ], 200
+
+    @staticmethod
+    def end(request, name: str, node: str | None) -> dict:
+        object_type, _, pk = (node or "").partition(":")
+        return {
+            f"{name}_type": object_type or None,
+            name: generic_ref(request.context, object_type or None, pk),
+        }
+
+
+class ConnectionListEndpoint(Endpoint):
+    """`dcim/console-connections/`, `dcim/power-connections/`: the ports whose path reaches a far
+    end, each as the port itself."""
+
+    methods = ("GET",)
+
+    def __init__(self, resource: Resource):
+        self.resource = resource
+
+    def get(self, request):
+        require_view(self.resource, request)
+        reaching = {"has_connected_endpoint": ["true"]}
+        return list_page(request, self.resource, reaching, allowed=(*CONNECTION_FILTERS, "name")), 200
+
+
+class InterfaceConnectionsEndpoint(Endpoint):
+    """`dcim/interface-connections/`: each path joining two interfaces once, as the reference
+    lists them: the path's id, both interfaces and whether every cable on it is connected."""
+
+    methods = ("GET",)
+
+    def __init__(self, interfaces: Resource):
+        self.interfaces = interfaces
+
+    def get(self, request):
+        require_view(self.interfaces, request)
+        filters = given_filters(request, CONNECTION_FILTERS)
+        limit, offset = parse_paging(request)
+        declared = "".join(f", ${name}: [String]" for name in filters)
+        passed = "".join(f", {name}: ${name}" for name in filters)
+        document = (
+            f"query ($limit: Int, $offset: Int{declared}) "
+            f"{{ result: interface_connections(limit: $limit, offset: $offset{passed}) }}"
+        )
+        found = run(document, {"limit": limit, "offset": offset, **filters}, request)["result"]
+        ends = {pk for row in found["results"] for pk in (row["interface_a"], row["interface_b"])}
+        shown = self.interfaces_by_id(request, ends)
+        results = []
+        for row in found["results"]:
+            a, b = shown.get(row["interface_a"]), shown.get(row["interface_b"])
+            state = " (active)" if row["is_active"] else " (split)" if row["is_split"] else ""
+            results.append(
+                {
+                    "id": row["id"],
+                    "object_type": "dcim.cablepath",
+                    "display": f"Path #{row['id']}: {row['name_a']} to {row['name_b']} "
+                    f"via {row['hops']} nodes{state}",
+                    "interface_a": a,
+                    "interface_b": b,
+                    "connected_endpoint_reachable": row["is_active"],
+                }
+            )
+        return envelope(request, found["count"], limit, offset, results), 200
+
+    def interfaces_by_id(self, request, ids: set[str]) -> dict[str, dict]:
+        if not ids:
+            return {}
+        fields = selection(self.interfaces, parse_depth(request), top=False)
+        document = (
+            f"query ($ids: [String], $limit: Int) "
+            f"{{ rows: {self.interfaces.list_field}(id: $ids, limit: $limit) {{ {fields} }} }}"
+        )
+        rows = run(document, {"ids": sorted(ids), "limit": len(ids)}, request)["rows"]
+        return {row["id"]: row for row in parsed(rows)}
+
+
+class ConnectedDeviceEndpoint(Endpoint):
+    """`dcim/connected-device/?peer_device=&peer_interface=`: the device at the far end of a
+    named interface's path (a device booting without configuration finds itself by LLDP)."""
+
+    methods = ("GET",)
+
+    def __init__(self, interfaces: Resource, devices: Resource):
+        self.interfaces, self.devices = interfaces, devices
+
+    def get(self, request):
+        require_view(self.interfaces, request)
+        device, name = request.GET.get("peer_device"), request.GET.get("peer_interface")
+        if not device or not name:
+            raise detail_error(400, 'Request must include "peer_device" and "peer_interface" filters.')
+        document = (
+            "query ($d: [String], $n: [String]) "
+            f"{{ rows: {self.interfaces.list_field}(device: $d, name: $n, limit: 2) "
+            f"{{ connected_endpoint {{ ... on {self.interfaces.type_name} {{ device {{ id }} }} }} }} }}"
+        )
+        rows = parsed(run(document, {"d": [device], "n": [name]}, request)["rows"])
+        if len(rows) != 1:
+            raise not_found(self.interfaces)
+        far = rows[0]["connected_endpoint"] or {}
+        if not far.get("device"):
+            return None, 200  # no far end: an empty answer, as the reference gives
+        require_view(self.devices, request)
+        return read_object(request, self.devices, uuid.UUID(far["device"]["id"]), parse_depth(request)), 200
