@@ -45,7 +45,11 @@ def test_interface_connections_list_each_pair_once(api, sample):
     # Each end is the interface as shown nested: every field of the reference's but the
     # top-level-only ones.
     assert row["interface_a"].keys() <= expected["interface_a"].keys()
-    assert expected["interface_a"].keys() - row["interface_a"].keys() <= {"tags", "generic_foreign_key", "natural_slug"}
+    assert expected["interface_a"].keys() - row["interface_a"].keys() <= {
+        "tags",
+        "generic_foreign_key",
+        "natural_slug",
+    }
     assert row["interface_b"]["connected_endpoint"]["id"] == str(lower.pk)
     # The reference filters by the listed (lower) end's device and location.
     assert api.json("/api/dcim/interface-connections/", {"device": lower.device.name})["count"] == 1
@@ -142,7 +146,10 @@ def test_generic_relations_nest_by_depth(api, sample):
     expected = reference_body("026-detail-depth1-dcim-cables.json")["termination_a"]
     end = cable["termination_a"] if cable["termination_a"]["id"] == str(leaf.pk) else cable["termination_b"]
     assert end["id"] == str(leaf.pk) and end["display"] == leaf.name
-    assert end.keys() <= expected.keys() and expected.keys() - end.keys() <= {"generic_foreign_key", "natural_slug"}
+    assert end.keys() <= expected.keys() and expected.keys() - end.keys() <= {
+        "generic_foreign_key",
+        "natural_slug",
+    }
     # Inside the nested end, references stay references.
     assert set(end["device"]) == {"id", "object_type", "url"}
     assert set(end["cable_peer"]) == {"id", "object_type", "url"}
