@@ -4,6 +4,7 @@ validation and the all-or-none bulk operations behind every mutation."""
 from __future__ import annotations
 
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from django.contrib.contenttypes.models import ContentType
@@ -287,7 +288,25 @@ class Writer:
             )
         return instance
 
+    def batch(self):
+        """The model's context around a whole write (`write_batch`): work it defers to the end
+        of the batch, such as tracing the cable paths of a thousand new cables together."""
+        hook = getattr(self.resource.model, "write_batch", None)
+        return hook() if hook is not None else nullcontext()
+
     def create(self, items: list) -> list[models.Model]:
+        with self.batch():
+            return self._create(items)
+
+    def update(self, items: list, partial: bool) -> list[models.Model]:
+        with self.batch():
+            return self._update(items, partial)
+
+    def delete(self, ids: list) -> int:
+        with self.batch():
+            return self._delete(ids)
+
+    def _create(self, items: list) -> list[models.Model]:
         """All or none: errors come back per item, in input order (empty for good items)."""
         created, errors, failed = [], [], False
         self.prefetch_unique(items)
@@ -312,7 +331,7 @@ class Writer:
             raise ValidationFailed(errors)
         return created
 
-    def update(self, items: list, partial: bool) -> list[models.Model]:
+    def _update(self, items: list, partial: bool) -> list[models.Model]:
         """All or none: a missing id, an unknown id or an invalid item fails the whole batch."""
         ids, missing = [], []
         for data in items:
@@ -335,7 +354,7 @@ class Writer:
             raise ValidationFailed(errors if len(items) > 1 else next(iter(errors.values())))
         return updated
 
-    def delete(self, ids: list) -> int:
+    def _delete(self, ids: list) -> int:
         found = self.existing(ids)
         try:
             # One deletion for the whole set: dependencies are collected once, not per object.

@@ -161,3 +161,42 @@ def test_generic_relations_nest_by_depth(api, sample):
         "object_type",
         "url",
     }
+
+
+def ends(a, b) -> dict:
+    return {
+        "termination_a_type": f"{a._meta.app_label}.{a._meta.model_name}",
+        "termination_a_id": str(a.pk),
+        "termination_b_type": f"{b._meta.app_label}.{b._meta.model_name}",
+        "termination_b_id": str(b.pk),
+        "status": "Connected",
+    }
+
+
+def test_bulk_cables_trace_whole_chains_in_one_request(api, sample):
+    x, y, a, b = (new_device(api, name) for name in ("x", "y", "panel-a", "panel-b"))
+    x1, y1 = (
+        Interface.objects.get(device=x, name="Ethernet1"),
+        Interface.objects.get(device=y, name="Ethernet1"),
+    )
+    chain = [
+        ends(x1, FrontPort.objects.get(device=a, name="front1")),
+        ends(RearPort.objects.get(device=a), RearPort.objects.get(device=b)),
+        ends(FrontPort.objects.get(device=b, name="front1"), y1),
+    ]
+    # One bad item: nothing is written, no path changes.
+    bad = [*chain, ends(x1, Interface.objects.get(device=y, name="Ethernet2"))]
+    code, errors = send(api, "post", "/api/dcim/cables/", bad)
+    assert code == 400 and errors[:3] == [{}, {}, {}] and errors[3]
+    unconnected(api, x1)
+    code, created = send(api, "post", "/api/dcim/cables/", chain)
+    assert code == 201 and len(created) == 3
+    reaches(api, x1, y1)
+    reaches(api, y1, x1)
+    # The response is read after the paths were traced.
+    rows = api.json("/api/dcim/interfaces/", {"id": [str(x1.pk), str(y1.pk)], "depth": 1})["results"]
+    assert {row["connected_endpoint"]["name"] for row in rows} == {"Ethernet1"}
+    code, _ = send(api, "delete", "/api/dcim/cables/", [{"id": created[0]["id"]}, {"id": created[2]["id"]}])
+    assert code == 204
+    unconnected(api, x1)
+    unconnected(api, y1)

@@ -8,7 +8,7 @@ from django.db import models
 from inventory.base import PrimaryModel
 
 from .. import choices
-from .paths import CablePath, object_types, retrace_through
+from .paths import CablePath, object_types, retrace_later, retrace_through
 
 # Interface types a cable cannot plug into (they have no physical port).
 UNCABLED_INTERFACE_TYPES = frozenset({"virtual", "bridge", "lag"})
@@ -30,6 +30,9 @@ class CableTermination(models.Model):
 
     class Meta:
         abstract = True
+
+    # Bulk writes trace the paths they change once, at their end.
+    write_batch = staticmethod(retrace_later)
 
     # Shown by every cable-able resource (registry declarations use these).
     CABLE_GENERIC = {"cable_peer": ("_cable_peer_type", "_cable_peer_id", CABLE_ENDS)}
@@ -60,6 +63,8 @@ class Cable(PrimaryModel):
                 fields=["termination_b_type", "termination_b_id"], name="dcim_cable_termination_b"
             ),
         ]
+
+    write_batch = staticmethod(retrace_later)
 
     def __str__(self) -> str:
         return self.label or f"#{self.pk}"

@@ -5,6 +5,9 @@ its hops, its far end and whether every cable on it is connected. Paths are trac
 cable, a port mapping or a circuit termination changes, never when they are read.
 """
 
+import threading
+from contextlib import contextmanager
+
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
@@ -81,24 +84,60 @@ class PathEndpoint(models.Model):
 
 def peer_of(end):
     """The object at the other end of `end`'s cable."""
-    if end.cable_id is None or end._cable_peer_type_id is None:
-        return None
-    model = ContentType.objects.get_for_id(end._cable_peer_type_id).model_class()
-    return model._default_manager.filter(pk=end._cable_peer_id).first()
+    return Hops().peer(end)
 
 
-def trace(origin) -> tuple[list, object, bool, bool]:
+class Hops:
+    """The cables and objects traces step through, loaded in bulk when many paths are traced at
+    once (a bulk write of cables): a trace then reads its first hops without a query."""
+
+    def __init__(self):
+        self.cables: dict = {}
+        self.objects: dict = {}
+
+    def preload(self, ends) -> None:
+        from .cables import Cable
+
+        wanted = {end.cable_id for end in ends if end.cable_id is not None} - self.cables.keys()
+        self.cables.update(Cable.objects.select_related("status").in_bulk(wanted))
+        by_type: dict = {}
+        for end in ends:
+            if end.cable_id is not None and end._cable_peer_type_id is not None:
+                by_type.setdefault(end._cable_peer_type_id, set()).add(end._cable_peer_id)
+        for type_id, ids in by_type.items():
+            model = ContentType.objects.get_for_id(type_id).model_class()
+            for obj in model._default_manager.filter(pk__in=ids):
+                self.objects[(type_id, obj.pk)] = obj
+
+    def cable(self, pk):
+        from .cables import Cable
+
+        if pk not in self.cables:
+            self.cables[pk] = Cable.objects.select_related("status").get(pk=pk)
+        return self.cables[pk]
+
+    def peer(self, end):
+        if end.cable_id is None or end._cable_peer_type_id is None:
+            return None
+        key = (end._cable_peer_type_id, end._cable_peer_id)
+        if key not in self.objects:
+            model = ContentType.objects.get_for_id(key[0]).model_class()
+            self.objects[key] = model._default_manager.filter(pk=key[1]).first()
+        return self.objects[key]
+
+
+def trace(origin, hops_cache: Hops | None = None) -> tuple[list, object, bool, bool]:
     """(hops, far end or None, every cable connected, split at a multi-position rear port)."""
-    from .cables import Cable
     from .components import FrontPort, RearPort
 
+    known = hops_cache or Hops()
     hops, active, positions = [node_of(origin)], True, []
     current, destination, split = origin, None, False
     while len(hops) < 200:
-        peer = peer_of(current)
+        peer = known.peer(current)
         if peer is None:
             break
-        cable = Cable.objects.select_related("status").get(pk=current.cable_id)
+        cable = known.cable(current.cable_id)
         active &= cable.status.name == CONNECTED
         hops += [node_of(cable), node_of(peer)]
         kind = peer._meta.model_name
@@ -138,42 +177,89 @@ def trace(origin) -> tuple[list, object, bool, bool]:
 
 def retrace(origin) -> None:
     """Store the path that starts at `origin` (an endpoint), replacing the one it had."""
-    origin_type = ContentType.objects.get_for_model(origin)
-    hops, destination, active, split = trace(origin)
-    # Updated in place: objects of the same request loaded earlier keep a valid `_path`.
-    path, _ = CablePath.objects.update_or_create(
-        origin_type=origin_type,
-        origin_id=origin.pk,
-        defaults={
-            "destination_type": ContentType.objects.get_for_model(destination)
-            if destination is not None
-            else None,
-            "destination_id": destination.pk if destination is not None else None,
-            "path": hops,
-            "is_active": active,
-            "is_split": split,
-        },
+    retrace_all([origin])
+
+
+def retrace_all(origins: list) -> None:
+    """Store the paths that start at `origins` (fresh endpoint objects) in a few bulk queries.
+    Paths are updated in place: objects of the same request loaded earlier keep a valid `_path`."""
+    if not origins:
+        return
+    known = Hops()
+    known.preload(origins)
+    types = {type(o): ContentType.objects.get_for_model(o) for o in origins}
+    existing = {
+        (path.origin_type_id, path.origin_id): path
+        for path in CablePath.objects.filter(origin_id__in=[o.pk for o in origins])
+    }
+    created, updated, nodes = [], [], []
+    for origin in origins:
+        hops, destination, active, split = trace(origin, known)
+        kind = types[type(origin)]
+        path = existing.get((kind.pk, origin.pk))
+        if path is None:
+            path = CablePath(origin_type=kind, origin_id=origin.pk)
+            created.append(path)
+        else:
+            updated.append(path)
+        path.destination_type = ContentType.objects.get_for_model(destination) if destination else None
+        path.destination_id = destination.pk if destination is not None else None
+        path.path, path.is_active, path.is_split = hops, active, split
+        nodes += [CablePathNode(cable_path=path, node=hop) for hop in hops]
+        origin._path = path
+    CablePath.objects.bulk_create(created)
+    CablePath.objects.bulk_update(
+        updated, ["destination_type", "destination_id", "path", "is_active", "is_split"]
     )
-    path.nodes.all().delete()
-    CablePathNode.objects.bulk_create(CablePathNode(cable_path=path, node=hop) for hop in hops)
-    type(origin)._default_manager.filter(pk=origin.pk).update(_path=path)
+    CablePathNode.objects.filter(cable_path__in=[p.pk for p in updated]).delete()
+    CablePathNode.objects.bulk_create(nodes)
+    by_model: dict = {}
+    for origin in origins:
+        by_model.setdefault(type(origin), []).append(origin)
+    for model, members in by_model.items():
+        model._default_manager.bulk_update(members, ["_path"])
+
+
+# Objects whose paths wait for the end of a bulk write (None: trace at once).
+_pending = threading.local()
+
+
+@contextmanager
+def retrace_later():
+    """Within it, `retrace_through` notes what changed and the paths are traced once, together,
+    at its end: a bulk write of a thousand cables traces in a few queries, not per cable."""
+    if getattr(_pending, "objects", None) is not None:
+        yield  # an outer batch traces
+        return
+    _pending.objects = {}
+    try:
+        yield
+        waiting = list(_pending.objects.values())
+    finally:
+        _pending.objects = None
+    _retrace_now(waiting)
 
 
 def retrace_through(*objects) -> None:
     """Trace again every path that passes any of `objects`, and the paths starting at them."""
-    origins = {}
+    objects = [obj for obj in objects if obj is not None]
+    waiting = getattr(_pending, "objects", None)
+    if waiting is None:
+        return _retrace_now(objects)
     for obj in objects:
-        if obj is None:
-            continue
-        if obj._meta.model_name in ENDPOINTS and type(obj)._default_manager.filter(pk=obj.pk).exists():
-            origins[node_of(obj)] = obj
-    nodes = [node_of(obj) for obj in objects if obj is not None]
-    passing = CablePath.objects.filter(nodes__node__in=nodes).distinct()
+        waiting[node_of(obj)] = obj
+
+
+def _retrace_now(objects: list) -> None:
+    if not objects:
+        return
+    wanted: dict = {}  # model -> ids of the origins to trace again
+    for obj in objects:
+        if obj._meta.model_name in ENDPOINTS:
+            wanted.setdefault(type(obj), set()).add(obj.pk)
+    passing = CablePath.objects.filter(nodes__node__in=[node_of(obj) for obj in objects]).distinct()
     for origin_type, origin_id in passing.values_list("origin_type", "origin_id"):
-        model = ContentType.objects.get_for_id(origin_type).model_class()
-        found = model._default_manager.filter(pk=origin_id).first()
-        if found is not None:
-            origins[node_of(found)] = found
-    for origin in origins.values():
-        origin.refresh_from_db(fields=["cable", "_cable_peer_type", "_cable_peer_id"])
-        retrace(origin)
+        wanted.setdefault(ContentType.objects.get_for_id(origin_type).model_class(), set()).add(origin_id)
+    # Read afresh: their cables changed since they were loaded, and deleted ones drop out.
+    origins = [obj for model, ids in wanted.items() for obj in model._default_manager.filter(pk__in=ids)]
+    retrace_all(origins)
