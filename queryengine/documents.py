@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .filters import CUSTOM_FIELD_FILTER
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -81,7 +82,10 @@ def many_to_many_fields(resource: Resource) -> tuple[str, ...]:
 @lru_cache(maxsize=4096)
 def list_document(resource: Resource, depth: int, many: frozenset[str], filter_names: tuple[str, ...]) -> str:
     """`count` and `results` of one page; filter `i` is passed as variable `$f<i>`."""
-    declared = "".join(f", $f{i}: [String]" for i in range(len(filter_names)))
+    declared = "".join(
+        f", $f{i}: {'GenericScalar' if name == CUSTOM_FIELD_FILTER else '[String]'}"
+        for i, name in enumerate(filter_names)
+    )
     arguments = "".join(f", {name}: $f{i}" for i, name in enumerate(filter_names))
     filters_only = arguments[2:]
     count_arguments = f"({filters_only})" if filters_only else ""

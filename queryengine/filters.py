@@ -20,7 +20,18 @@ from django.db import models
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
-from .registry import CONTENT_TYPE, CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, SCALAR, Resource
+from .registry import (
+    CONTENT_TYPE,
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    MANY_TO_MANY,
+    SCALAR,
+    Resource,
+    custom_field_support,
+)
+
+CUSTOM_FIELD_FILTER = "cf"  # the argument carrying every cf_ filter
+CUSTOM_FIELD_PREFIX = "cf_"
 
 
 class FilterError(Exception):
@@ -236,6 +247,10 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
+    if resource.has_custom_fields:
+        # Every `cf_<key>[__<lookup>]` parameter travels in this one argument, {parameter: values}:
+        # custom fields are defined at run time, the schema's arguments at start.
+        found[CUSTOM_FIELD_FILTER] = Filter(CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields")
     return found
 
 
@@ -306,6 +321,11 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                 pks = resolve_related(target, natural_key, values, name)
                 match = Q(**{f"{f.path}__in": pks})
                 queryset = queryset.exclude(match) if f.negate else queryset.filter(match)
+            elif f.kind == "custom_fields":
+                support = custom_field_support()
+                if support is None or not isinstance(values, dict):
+                    raise FilterError({name: ["Unknown filter field"]})
+                queryset = queryset.filter(support.q(resource.model, values))
             elif f.kind == "tags":
                 tags = resource.model._meta.get_field("tags")
                 pks = resolve_related(tags.related_model, "name", values, name)

@@ -242,6 +242,31 @@ def _has_field(model, name: str) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class CustomFieldSupport:
+    """How custom field data is defined, cleaned and filtered, given by the application that
+    defines custom fields (the engine knows none of its models).
+
+    `definitions(model)` is what `clean(definitions, current, given, adding)` checks data
+    against (raising ValidationError with the messages); `q(model, {parameter: values})` turns
+    `cf_<key>[__<lookup>]` filters into a Q (raising FilterError)."""
+
+    definitions: Callable
+    clean: Callable
+    q: Callable
+
+
+CUSTOM_FIELDS: list[CustomFieldSupport] = []
+
+
+def support_custom_fields(support: CustomFieldSupport) -> None:
+    CUSTOM_FIELDS[:] = [support]
+
+
+def custom_field_support() -> CustomFieldSupport | None:
+    return CUSTOM_FIELDS[0] if CUSTOM_FIELDS else None
+
+
 REGISTRY: dict[type[models.Model], Resource] = {}
 # Hand-written GraphQL fields beside the generated ones: callables (types by name) -> {name: Field}.
 QUERY_EXTENSIONS: list[Callable] = []

@@ -192,7 +192,10 @@ def build_type(resource: Resource) -> type:
 
 
 def filter_arguments(resource: Resource) -> dict:
-    return {name: graphene.List(graphene.String) for name in query.filters_of(resource)}
+    return {
+        name: GenericScalar() if f.kind == "custom_fields" else graphene.List(graphene.String)
+        for name, f in query.filters_of(resource).items()
+    }
 
 
 def build_query() -> type:

@@ -23,6 +23,7 @@ from .registry import (
     REVERSE,
     SCALAR,
     Resource,
+    custom_field_support,
     resource_for,
 )
 
@@ -135,6 +136,7 @@ class Writer:
         self.resource = resource
         self.user = user
         self.fields = writable_fields(resource)
+        self.custom_fields = None  # the model's custom field definitions, once needed
 
     def apply(self, instance: models.Model, data, partial: bool) -> tuple[dict, dict]:
         """Set `data` on `instance`; returns (many-to-many values to set, errors)."""
@@ -175,9 +177,30 @@ class Writer:
                 errors[field.name] = [str(exc)]
             except ValidationError as exc:
                 errors[field.name] = list(exc.messages)
-        if self.resource.has_custom_fields and isinstance(data.get("custom_fields"), dict):
-            instance._custom_field_data = {**instance._custom_field_data, **data["custom_fields"]}
+        if self.resource.has_custom_fields:
+            self.apply_custom_fields(instance, data.get("custom_fields"), errors)
         return many, errors
+
+    def apply_custom_fields(self, instance: models.Model, given, errors: dict) -> None:
+        """Given keys merge into the stored ones; every defined key is kept present (its default
+        when unset) and unknown keys are dropped, as the reference does."""
+        if given is not None and not isinstance(given, dict):
+            errors["custom_fields"] = [
+                f'Expected a dictionary of items but got type "{type(given).__name__}".'
+            ]
+            return
+        support = custom_field_support()
+        if support is None:
+            instance._custom_field_data = {**instance._custom_field_data, **(given or {})}
+            return
+        if self.custom_fields is None:  # read once per write, however many objects it has
+            self.custom_fields = support.definitions(self.resource.model)
+        try:
+            instance._custom_field_data = support.clean(
+                self.custom_fields, instance._custom_field_data, given or {}, instance._state.adding
+            )
+        except ValidationError as exc:
+            errors.setdefault("__all__", []).extend(exc.messages)
 
     @staticmethod
     def scalar(field: WritableField, value):

@@ -25,7 +25,7 @@ from queryengine.documents import (
     write_document,
 )
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
-from queryengine.filters import FilterError
+from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
 from queryengine.query import can_view, filters_of, restricted
 from queryengine.registry import COMPUTED, Resource, resources
 from queryengine.schema import RequestContext
@@ -240,6 +240,11 @@ def list_page(
     """One page of a resource's list; `allowed` narrows the filters a client may give."""
     params = request.GET
     filters = {key: params.getlist(key) for key in params if key not in RESERVED}
+    custom = {key: filters.pop(key) for key in list(filters) if key.startswith(CUSTOM_FIELD_PREFIX)}
+    if custom and resource.has_custom_fields and allowed is None:
+        filters[CUSTOM_FIELD_FILTER] = custom
+    elif custom:
+        filters.update(custom)  # no custom fields here: unknown below
     known = filters_of(resource) if allowed is None else allowed
     unknown = [key for key in filters if key not in known]
     if unknown:

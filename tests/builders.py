@@ -8,8 +8,8 @@ from decimal import Decimal
 from django.contrib.contenttypes.models import ContentType
 from django.utils import timezone
 
-from inventory.dcim.models import Location, LocationType
-from inventory.extras.models import Note, Role, Status, Tag
+from inventory.dcim.models import Device, Location, LocationType
+from inventory.extras.models import CustomField, CustomFieldChoice, Note, Role, Status, Tag
 from inventory.ipam.models import (
     VLAN,
     VRF,
@@ -139,10 +139,12 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     dcim = build_dcim(s, owner, tenants, ams, room, active, ipam[VRF], ipam[VLAN], ipam[IPAddress])
     more = build_circuits_and_vms(s, tenants, ams, room, active, ipam[IPAddress])
     dcim[IPAddressToInterface] = dcim[IPAddressToInterface] + more.pop("vm address")
+    custom = build_custom_fields(s, dcim[Device][0])
     return {
         **more,
         **ipam,
         **dcim,
+        **custom,
         Tag: tags,
         Role: roles,
         Status: statuses,
@@ -154,6 +156,28 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         Token: tokens,
         Note: notes,
     }
+
+
+def build_custom_fields(s: str, device) -> dict[type, list]:
+    """Three custom fields on devices (text, integer with a range, selection), one device using them."""
+    k = s.replace("-", "_")
+    fields = [
+        CustomField.objects.create(key=f"owner{k}", label=f"Owner{s}", type="text"),
+        CustomField.objects.create(
+            key=f"ports{k}", label=f"Ports{s}", type="integer", validation_minimum=1, validation_maximum=96
+        ),
+        CustomField.objects.create(key=f"tier{k}", label=f"Tier{s}", type="select", weight=50),
+    ]
+    for field in fields:
+        field.content_types.add(ContentType.objects.get_for_model(Device))
+    choices = [
+        CustomFieldChoice.objects.create(custom_field=fields[2], value="gold"),
+        CustomFieldChoice.objects.create(custom_field=fields[2], value="silver", weight=200),
+    ]
+    device.refresh_from_db()
+    device._custom_field_data.update({f"owner{k}": "netops", f"ports{k}": 48})
+    device.save()
+    return {CustomField: fields, CustomFieldChoice: choices}
 
 
 def build_ipam(s: str, tenants, site, active, statuses, location_ct) -> dict[type, list]:

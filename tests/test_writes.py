@@ -4,9 +4,10 @@ import base64
 
 import orjson
 import pytest
+from django.contrib.contenttypes.models import ContentType
 
 from inventory.dcim.models import Location, LocationType
-from inventory.extras.models import Status, Tag
+from inventory.extras.models import CustomField, Status, Tag
 from inventory.tenancy.models import Tenant
 from inventory.users.models import Token
 
@@ -151,6 +152,10 @@ class TestValidation:
 
     def test_read_only_and_unknown_fields_are_ignored_and_custom_fields_merge(self, api, sample):
         tenant = sample[Tenant][0]
+        for key in ("a", "b"):
+            field = CustomField.objects.create(key=key, label=key, type="integer")
+            field.content_types.add(ContentType.objects.get_for_model(Tenant))
+        tenant.refresh_from_db()
         tenant._custom_field_data = {"a": 1, "b": 2}
         tenant.save()
         path = f"/api/tenancy/tenants/{tenant.pk}/"

@@ -131,6 +131,11 @@ def _free_ends(body: dict, suffix: str) -> dict:
     }
 
 
+def _fresh_key(body: dict, suffix: str) -> dict:
+    """A custom field's key is an identifier: a new one, not the old one with a suffix."""
+    return {**body, "key": f"fresh_{next(_numbers)}"} if suffix else body
+
+
 def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
@@ -142,6 +147,7 @@ FRESH = {
     "dcim.RackReservation": _free_units,
     "circuits.CircuitTermination": _fresh_circuit,
     "dcim.Cable": _free_ends,
+    "extras.CustomField": _fresh_key,
 }
 
 

@@ -8,6 +8,9 @@ class ExtrasConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from . import customfields
         from .defaults import populate_defaults
+
+        customfields.connect()
 
         post_migrate.connect(populate_defaults, dispatch_uid="extras.populate_defaults")

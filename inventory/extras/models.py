@@ -67,3 +67,88 @@ class Note(BaseModel):
         if self.user is not None and not self.user_name:
             self.user_name = self.user.get_username()
         super().save(*args, **kwargs)
+
+
+CUSTOM_FIELD_TYPES = [
+    ("text", "Text"),
+    ("integer", "Integer"),
+    ("boolean", "Boolean (true/false)"),
+    ("date", "Date"),
+    ("url", "URL"),
+    ("select", "Selection"),
+    ("multi-select", "Multiple selection"),
+    ("json", "JSON"),
+    ("markdown", "Markdown"),
+]
+FILTER_LOGIC = [("disabled", "Disabled"), ("loose", "Loose"), ("exact", "Exact")]
+key_validator = RegexValidator(
+    r"^[a-z][a-z0-9_]*$",
+    "Key must be a valid identifier: lowercase letters, digits and underscores, starting with a letter.",
+)
+
+
+class CustomField(BaseModel):
+    """A field users add to chosen models; objects keep its value under `key` in their data."""
+
+    key = models.CharField(max_length=50, unique=True, validators=[key_validator])
+    label = models.CharField(max_length=50)
+    type = models.CharField(max_length=50, choices=CUSTOM_FIELD_TYPES, default="text")
+    content_types = models.ManyToManyField(ContentType, related_name="+", blank=True)
+    grouping = models.CharField(max_length=255, blank=True)
+    description = models.CharField(max_length=200, blank=True)
+    required = models.BooleanField(default=False)
+    default = models.JSONField(null=True, blank=True)
+    weight = models.PositiveSmallIntegerField(default=100)
+    filter_logic = models.CharField(max_length=50, choices=FILTER_LOGIC, default="loose")
+    validation_minimum = models.BigIntegerField(null=True, blank=True)
+    validation_maximum = models.BigIntegerField(null=True, blank=True)
+    validation_regex = models.CharField(max_length=500, blank=True)
+    advanced_ui = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["weight", "label"]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def clean(self):
+        super().clean()
+        if not self.label:
+            self.label = self.key
+        if self.validation_regex and self.type not in ("text", "url", "markdown"):
+            raise ValidationError(
+                {"validation_regex": ["Regular expression validation applies to text fields."]}
+            )
+        if self.default is not None and self.type not in ("select", "multi-select"):
+            from .customfields import validate_value
+
+            try:
+                validate_value(self, self.default, choices=())
+            except ValidationError as exc:
+                raise ValidationError({"default": [f"Invalid default value: {exc.messages[0]}"]}) from None
+
+
+class CustomFieldChoice(BaseModel):
+    custom_field = models.ForeignKey(
+        CustomField, on_delete=models.CASCADE, related_name="custom_field_choices"
+    )
+    value = models.CharField(max_length=100)
+    weight = models.PositiveSmallIntegerField(default=100)
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["custom_field", "weight", "value"]
+        constraints = [
+            models.UniqueConstraint(fields=["custom_field", "value"], name="extras_customfieldchoice_value")
+        ]
+
+    def __str__(self) -> str:
+        return self.value
+
+    def clean(self):
+        super().clean()
+        if self.custom_field_id and self.custom_field.type not in ("select", "multi-select"):
+            raise ValidationError({"custom_field": ["Choices apply to selection fields only."]})
