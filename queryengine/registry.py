@@ -247,7 +247,7 @@ class CustomFieldSupport:
     """How custom field data is defined, cleaned and filtered, given by the application that
     defines custom fields (the engine knows none of its models).
 
-    `definitions(model)` is what `clean(definitions, current, given, adding)` checks data
+    `definitions(model)` is what `clean(definitions, current, given)` checks data
     against (raising ValidationError with the messages); `q(model, {parameter: values})` turns
     `cf_<key>[__<lookup>]` filters into a Q (raising FilterError)."""
 

@@ -16,6 +16,7 @@ from graphene.types.generic import GenericScalar
 from graphene_django import DjangoObjectType
 
 from . import query
+from .filters import CUSTOM_FIELD_FILTER
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -76,17 +77,21 @@ class InventoryObject(graphene.Interface):
         return TYPES[resource_for(type(instance)).type_name]
 
 
+def generic_target(object_type: str | None, pk) -> Resource | None:
+    """The resource a generic relation's value belongs to (None: unset or not registered)."""
+    target = resource_by_object_type(object_type) if object_type else None
+    return None if pk is None else target
+
+
 def generic_object(object_type: str | None, pk):
     """The object a generic relation points at (None when it is gone or not registered)."""
-    target = resource_by_object_type(object_type) if object_type else None
-    if target is None or pk is None:
-        return None
-    return target.model._default_manager.filter(pk=pk).first()
+    target = generic_target(object_type, pk)
+    return None if target is None else target.model._default_manager.filter(pk=pk).first()
 
 
 def generic_ref(context, object_type: str | None, pk):
-    target = resource_by_object_type(object_type) if object_type else None
-    if target is None or pk is None:
+    target = generic_target(object_type, pk)
+    if target is None:
         return None
     return {"id": pk, "object_type": object_type, "url": object_url(context, target, pk)}
 
@@ -193,8 +198,8 @@ def build_type(resource: Resource) -> type:
 
 def filter_arguments(resource: Resource) -> dict:
     return {
-        name: GenericScalar() if f.kind == "custom_fields" else graphene.List(graphene.String)
-        for name, f in query.filters_of(resource).items()
+        name: GenericScalar() if name == CUSTOM_FIELD_FILTER else graphene.List(graphene.String)
+        for name in query.filters_of(resource)
     }
 
 

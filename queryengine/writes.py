@@ -197,7 +197,7 @@ class Writer:
             self.custom_fields = support.definitions(self.resource.model)
         try:
             instance._custom_field_data = support.clean(
-                self.custom_fields, instance._custom_field_data, given or {}, instance._state.adding
+                self.custom_fields, instance._custom_field_data, given or {}
             )
         except ValidationError as exc:
             errors.setdefault("__all__", []).extend(exc.messages)

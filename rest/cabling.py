@@ -6,11 +6,9 @@ from __future__ import annotations
 import uuid
 
 import orjson
-from django.conf import settings
 
 from queryengine.documents import selection
 from queryengine.errors import PermissionDenied
-from queryengine.filters import FilterError
 from queryengine.registry import Resource, resource_by_object_type
 from queryengine.schema import generic_ref
 
@@ -20,6 +18,7 @@ from .views import (
     Endpoint,
     detail_error,
     envelope,
+    known_filters,
     list_page,
     not_found,
     object_pk,
@@ -32,14 +31,6 @@ from .views import (
 
 # The filters of the connection lists (the reference's, no more).
 CONNECTION_FILTERS = ("device", "device_id", "location")
-
-
-def given_filters(request, allowed: tuple[str, ...]) -> dict[str, list[str]]:
-    filters = {key: request.GET.getlist(key) for key in request.GET if key not in RESERVED}
-    unknown = [key for key in filters if key not in allowed]
-    if unknown and settings.STRICT_FILTERING:
-        raise FilterError({key: ["Unknown filter field"] for key in unknown})
-    return {key: values for key, values in filters.items() if key in allowed}
 
 
 def parsed(rows) -> list[dict]:
@@ -134,7 +125,8 @@ class InterfaceConnectionsEndpoint(Endpoint):
 
     def get(self, request):
         require_view(self.interfaces, request)
-        filters = given_filters(request, CONNECTION_FILTERS)
+        params = {key: request.GET.getlist(key) for key in request.GET if key not in RESERVED}
+        filters = known_filters(params, CONNECTION_FILTERS)
         limit, offset = parse_paging(request)
         declared = "".join(f", ${name}: [String]" for name in filters)
         passed = "".join(f", {name}: ${name}" for name in filters)

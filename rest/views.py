@@ -245,13 +245,7 @@ def list_page(
         filters[CUSTOM_FIELD_FILTER] = custom
     elif custom:
         filters.update(custom)  # no custom fields here: unknown below
-    known = filters_of(resource) if allowed is None else allowed
-    unknown = [key for key in filters if key not in known]
-    if unknown:
-        if settings.STRICT_FILTERING:
-            raise FilterError({key: ["Unknown filter field"] for key in unknown})
-        for key in unknown:
-            del filters[key]
+    filters = known_filters(filters, filters_of(resource) if allowed is None else allowed)
     filters.update(scope_filters or {})
     depth = parse_depth(request)
     limit, offset = parse_paging(request)
@@ -261,6 +255,14 @@ def list_page(
     variables.update({f"f{i}": filters[name] for i, name in enumerate(names)})
     data = run(document, variables, request)
     return envelope(request, data["count"], limit, offset, data["results"])
+
+
+def known_filters(filters: dict, known) -> dict:
+    """The filters a view knows; others are a 400 (or, without strict filtering, ignored)."""
+    unknown = [key for key in filters if key not in known]
+    if unknown and settings.STRICT_FILTERING:
+        raise FilterError({key: ["Unknown filter field"] for key in unknown})
+    return {key: values for key, values in filters.items() if key in known}
 
 
 def envelope(request, count: int, limit: int | None, offset: int, results) -> dict:
@@ -668,10 +670,8 @@ class ObjectListEndpoint(Endpoint):
     def get(self, request, key: str):
         require_view(self.parent, request)
         pk = object_pk(request, self.parent, key)
-        given = {name: request.GET[name] for name in self.arguments if name in request.GET}
-        unknown = [k for k in request.GET if k not in self.arguments and k not in RESERVED]
-        if unknown and settings.STRICT_FILTERING:
-            raise FilterError({k: ["Unknown filter field"] for k in unknown})
+        params = {key: request.GET[key] for key in request.GET if key not in RESERVED}
+        given = known_filters(params, self.arguments)
         declared = "".join(f", ${name}: String" for name in given)
         passed = "".join(f", {name}: ${name}" for name in given)
         document = f"query ($p: UUID!{declared}) {{ result: {self.query_field}({self.parent_argument}: $p{passed}) }}"

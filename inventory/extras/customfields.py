@@ -80,7 +80,7 @@ def definitions(model) -> list[tuple[CustomField, list[str]]]:
     return [(field, choices_of(field)) for field in fields]
 
 
-def clean(defined, current: dict, given: dict, adding: bool) -> dict:
+def clean(defined, current: dict, given: dict) -> dict:
     """The object's data: every defined key, given values validated, the rest kept or defaulted."""
     data, errors = {}, []
     for field, choices in defined:
@@ -194,12 +194,11 @@ def remember_key(sender, instance: CustomField, **kwargs) -> None:
 
 
 def follow_definition(sender, instance: CustomField, created: bool, **kwargs) -> None:
-    """A renamed key is renamed in every object's data; a new default fills objects lacking it."""
+    """A renamed key is renamed in every object's data (types added later fill in on their own)."""
     before = getattr(instance, "_key_before", None)
-    for model in models_of(instance):
-        if before and before != instance.key:
+    if before and before != instance.key:
+        for model in models_of(instance):
             rename_key(model, before, instance.key)
-        add_key(model, instance.key, instance.default)
 
 
 def follow_content_types(sender, instance, action: str, pk_set, **kwargs) -> None:
