@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from inventory.dcim.models import (
     ConsolePort,
@@ -19,11 +18,51 @@ from inventory.dcim.models import (
 
 from .test_paths import new_device, reaches, send, unconnected, wire
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/nautobot-3.2.7-dcim"
-
-
-def reference_body(name: str):
-    return json.loads((REFERENCE / name).read_text())["response"]["body"]
+# Keys of the reference server's answers (Nautobot 3.2.7 captures 085 and 026).
+INTERFACE_KEYS = [
+    "id",
+    "object_type",
+    "display",
+    "url",
+    "cable",
+    "cable_peer_type",
+    "cable_peer",
+    "natural_slug",
+    "connected_endpoint_type",
+    "connected_endpoint",
+    "connected_endpoint_reachable",
+    "type",
+    "port_type",
+    "mode",
+    "mac_address",
+    "speed",
+    "duplex",
+    "name",
+    "label",
+    "description",
+    "enabled",
+    "mtu",
+    "mgmt_only",
+    "breakout_position",
+    "device",
+    "module",
+    "status",
+    "role",
+    "parent_interface",
+    "bridge",
+    "lag",
+    "untagged_vlan",
+    "vrf",
+    "created",
+    "last_updated",
+    "notes_url",
+    "custom_fields",
+]
+REFERENCE_CONNECTION = dict.fromkeys(
+    ["id", "object_type", "display", "interface_a", "interface_b", "connected_endpoint_reachable"]
+)
+REFERENCE_CONNECTION["interface_a"] = dict.fromkeys([*INTERFACE_KEYS, "tags"])
+REFERENCE_CABLE_END = dict.fromkeys([*INTERFACE_KEYS, "generic_foreign_key"])
 
 
 def test_interface_connections_list_each_pair_once(api, sample):
@@ -35,7 +74,7 @@ def test_interface_connections_list_each_pair_once(api, sample):
     page = api.json("/api/dcim/interface-connections/")
     assert page["count"] == 1
     row = page["results"][0]
-    expected = reference_body("085-interface-connections.json")["results"][0]
+    expected = REFERENCE_CONNECTION
     assert row.keys() == expected.keys()
     assert row["id"] == str(lower._path_id)
     assert row["object_type"] == "dcim.cablepath"
@@ -143,7 +182,7 @@ def test_connected_device(api, sample):
 def test_generic_relations_nest_by_depth(api, sample):
     leaf = Interface.objects.get(device__name="leaf1", name="Ethernet2")
     cable = api.json(f"/api/dcim/cables/{leaf.cable_id}/", {"depth": 1})
-    expected = reference_body("026-detail-depth1-dcim-cables.json")["termination_a"]
+    expected = REFERENCE_CABLE_END
     end = cable["termination_a"] if cable["termination_a"]["id"] == str(leaf.pk) else cable["termination_b"]
     assert end["id"] == str(leaf.pk) and end["display"] == leaf.name
     assert end.keys() <= expected.keys() and expected.keys() - end.keys() <= {
