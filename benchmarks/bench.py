@@ -13,6 +13,8 @@ Sections:
           device's interfaces, bulk creation of devices from templates (benchmarks/dcim.py)
   cables  every one of those interfaces cabled: connected endpoints, cable lists, trace, bulk
           cable creation (benchmarks/cables.py)
+  extras  10,000 then 100,000 devices with 5 custom fields and 20 config contexts: cf_ filters and
+          a 1000-device list with include=config_context (benchmarks/extras.py)
 """
 
 from __future__ import annotations
@@ -361,7 +363,7 @@ def bench_ipam() -> None:
 
 
 def main() -> None:
-    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim", "cables"]
+    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim", "cables", "extras"]
     rows = 5000
     setup()
     from django.db import connection
@@ -374,6 +376,7 @@ def main() -> None:
             "ipam": bench_ipam,
             "dcim": lambda: __import__("dcim").bench_dcim(),
             "cables": lambda: __import__("cables").bench_cables(),
+            "extras": lambda: __import__("extras").bench_extras(),
         }[section]()
 
 

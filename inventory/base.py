@@ -2,8 +2,16 @@
 
 import uuid
 
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
+
+
+class ValueChoiceField(models.CharField):
+    """A choice the API shows as its bare value, not {value, label}, as the reference does for a
+    few (a relationship's type)."""
+
+    shown_as_value = True
 
 
 class BaseModel(models.Model):
@@ -64,3 +72,26 @@ class TreeModel(models.Model):
             chain.append(node)
             node = node.parent
         return chain[::-1]
+
+
+class ConfigContextModel(models.Model):
+    """An object that receives config contexts (devices, virtual machines): its own local data,
+    optionally held to a schema, is merged over the contexts assigned to it."""
+
+    local_config_context_data = models.JSONField(null=True, blank=True)
+    local_config_context_schema = models.ForeignKey(
+        "extras.ConfigContextSchema", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    local_config_context_data_owner_content_type = models.ForeignKey(
+        ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    local_config_context_data_owner_object_id = models.UUIDField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def clean(self):
+        super().clean()
+        from inventory.extras.configcontexts import check_local_data
+
+        check_local_data(self)

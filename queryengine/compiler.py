@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 import orjson
 import psycopg
@@ -29,9 +29,11 @@ from graphql import (
     GraphQLError,
     GraphQLSchema,
     InlineFragmentNode,
+    IntValueNode,
     OperationDefinitionNode,
     OperationType,
     SelectionSetNode,
+    parse,
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 from psycopg.types.string import StrDumper
@@ -44,6 +46,7 @@ from .registry import (
     CONTENT_TYPES,
     FOREIGN_KEY,
     GENERIC,
+    INCLUDED,
     LIST_KINDS,
     REVERSE,
     Resource,
@@ -248,7 +251,7 @@ class ObjectPlan:
 
     def object_text(self, text: JsonText, selection_set) -> None:
         for index, node in enumerate(_fields(selection_set)):
-            if node.arguments:
+            if node.arguments and node.name.value not in self.resource.included:
                 raise Unsupported("arguments below the root")
             text.const(("{" if index == 0 else ",") + jsonsql.json_const(_response_key(node)) + ":")
             self.field_text(text, node)
@@ -270,6 +273,8 @@ class ObjectPlan:
         if name == "custom_fields" and resource.has_custom_fields:
             return self.json_column(text, "_custom_field_data")
         if name == "display":
+            if resource.display.load is not None:
+                return self.loaded_display(text)
             if resource.is_tree:
                 return text.py(f"{self.tree_slot()}.get(r[0], _NOPATH)[0]")
             if resource.display.columns == ("name",) and resource.display.render is str:
@@ -287,6 +292,8 @@ class ObjectPlan:
         spec = next((f for f in resource.fields if f.name == name), None)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
+        if spec.kind == INCLUDED:
+            return self.included_field(text, spec, node)
         if spec.kind == COMPUTED:
             columns = ", ".join(self.col(c) for c in spec.computed.columns)
             return self.value(text, f"{self.constant(spec.computed.render)}({columns})")
@@ -335,6 +342,28 @@ class ObjectPlan:
         )
         # An object of a type no fragment names shows only the fields outside the fragments.
         text.py(f"(P[{slot!r}].get(({label}, {pk})) or _text({reference}))")
+
+    def loaded_display(self, text: JsonText) -> None:
+        load = self.resource.display.load
+        slot = f"list{len(self.lists)}"
+        self.lists[slot] = lambda ids, base: {pk: dumps(label) for pk, label in load(ids).items()}
+        text.py(f"P[{slot!r}].get(r[0], b'null')")
+
+    def included_field(self, text: JsonText, spec, node: FieldNode) -> None:
+        """An `include=` value: its loader runs once for the whole page."""
+        depth = 0
+        for argument in node.arguments:
+            if argument.name.value != "depth" or not isinstance(argument.value, IntValueNode):
+                raise Unsupported("included values take a literal depth")
+            depth = int(argument.value.value)
+        resource, included = self.resource, spec.included
+
+        def load(ids, base):
+            return {pk: dumps(value) for pk, value in included.load(resource, ids, base, depth).items()}
+
+        slot = f"list{len(self.lists)}"
+        self.lists[slot] = load
+        text.py(f"P[{slot!r}].get(r[0], {self.constant(dumps(included.empty()))})")
 
     def reference_field(self, text: JsonText, name: str) -> None:
         """id, url, object_type and __typename of the object itself."""
@@ -465,6 +494,28 @@ class ObjectPlan:
         rows, loaded = self.fetch(list(ids), base)
         item = self.item
         return {row[0]: item(row, base, loaded) for row in rows}
+
+
+@lru_cache(maxsize=512)
+def _selection_plan(resource: Resource, fields: str) -> ObjectPlan:
+    document = parse(f"{{ x {{ {fields} }} }}")
+    return ObjectPlan(resource, document.definitions[0].selection_set.selections[0].selection_set)
+
+
+def object_texts(resource: Resource, depth: int, ids, base: str) -> dict[str, bytes]:
+    """{id: JSON text} of objects shown nested at `depth` (spec §4.6: what a related object
+    shows), for values that hold objects of several types, such as relationship peers."""
+    from .documents import selection
+
+    return _selection_plan(resource, selection(resource, depth, top=False)).load(
+        {str(pk) for pk in ids}, base
+    )
+
+
+def display_labels(resource: Resource, ids) -> dict[str, str]:
+    """{id: display} of objects of one resource (those that exist)."""
+    texts = _selection_plan(resource, "display").load({str(pk) for pk in ids}, "")
+    return {pk: orjson.loads(text)["display"] for pk, text in texts.items()}
 
 
 class PreparedQuery:

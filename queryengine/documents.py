@@ -16,6 +16,7 @@ from .registry import (
     CONTENT_TYPES,
     FOREIGN_KEY,
     GENERIC,
+    INCLUDED,
     MANY_TO_MANY,
     REVERSE,
     SCALAR,
@@ -34,9 +35,9 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
     if top:
         parts += resource.derived
     for spec in resource.fields:
-        if spec.kind == COMPUTED and spec.computed.on_request:
+        if spec.kind == INCLUDED:
             if top and spec.name in many:
-                parts.append(spec.name)
+                parts.append(f"{spec.name}(depth: {depth})")
         elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
             parts.append(spec.name)
         elif spec.kind == GENERIC:

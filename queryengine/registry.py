@@ -19,7 +19,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
 # Field kinds a resource exposes; the GraphQL schema, compiler and filters switch on these.
-SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC, COMPUTED, REVERSE = (
+SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC, COMPUTED, REVERSE, INCLUDED = (
     "scalar",
     "fk",
     "m2m",
@@ -28,6 +28,7 @@ SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC, COMPUTE
     "generic",
     "computed",
     "reverse",
+    "included",
 )
 # Kinds shown as lists of related objects (left out at depth > 0 and, from 3.0, by default).
 LIST_KINDS = (MANY_TO_MANY, CONTENT_TYPES, REVERSE)
@@ -35,10 +36,13 @@ LIST_KINDS = (MANY_TO_MANY, CONTENT_TYPES, REVERSE)
 
 @dataclass(frozen=True)
 class Display:
-    """A label built from column values: `columns` are ORM paths relative to the object."""
+    """A label built from column values: `columns` are ORM paths relative to the object. Labels
+    that need other objects' labels (an association names both its ends) come from
+    `load(ids) -> {id: label}`, called once per page instead."""
 
     columns: tuple[str, ...] = ("name",)
     render: Callable[..., str] = str
+    load: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,6 @@ class Computed:
     write: Callable | None = None  # (instance, value) -> None; raises ValueError
     required: bool = False
     order_by: tuple[str, ...] = ()
-    on_request: bool = False  # shown only when asked for (`include=<name>`), at the top level
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,24 @@ class CustomFilter:
 
 
 @dataclass(frozen=True)
+class Included:
+    """A value shown only when asked for (`include=<name>`, spec §4.3), at the top level, and read
+    for a whole page at once: relationships, computed fields, config contexts.
+
+    `applies(resource)` says which resources show it. `load(resource, ids, base, depth)` returns
+    {id: JSON-ready value} for a page of object ids (text), `base` being the API's absolute URL
+    (values may hold orjson fragments: objects rendered by the engine); objects it leaves out show
+    `empty()`. `write(resource, instance, value, adding, state)`, when given, stores a written value
+    once the object is saved (value None: not given), raising ValidationError; `state` is a dict
+    shared by one write's objects."""
+
+    applies: Callable
+    load: Callable
+    empty: Callable = dict
+    write: Callable | None = None
+
+
+@dataclass(frozen=True)
 class FieldSpec:
     name: str
     kind: str
@@ -77,6 +98,7 @@ class FieldSpec:
     columns: tuple[str, ...] = ()  # the ORM paths a generic relation reads
     computed: Computed | None = None
     targets: tuple[str, ...] = ()  # object types a generic relation may point at (nested by depth)
+    included: Included | None = None
 
     @property
     def nullable(self) -> bool:
@@ -86,6 +108,8 @@ class FieldSpec:
     def choices(self) -> dict | None:
         """value -> label of a field with choices, shown as {value, label} (None: not a choice field)."""
         if self.kind != SCALAR or not self.model_field.choices:
+            return None
+        if getattr(self.model_field, "shown_as_value", False):
             return None
         return {value: str(label) for value, label in self.model_field.flatchoices}
 
@@ -128,10 +152,14 @@ class Resource:
     relations: dict[str, str] = field(default_factory=dict)
     # Objects usable only on the models their `content_types` name (statuses, roles, tags).
     scoped_by_content_types: bool = False
+    # Fields whose statuses, roles or tags are not limited to this model (a config context's
+    # roles and tags select devices, so they are device roles and tags).
+    unscoped: tuple[str, ...] = ()
     # One-to-one fields of other models pointing here, shown (read-only) as this object's own
     # reference: a device's `parent_bay` is the bay whose `installed_device` it is.
     reverse_one: tuple[str, ...] = ()
     graphql_list: str | None = None  # the list's GraphQL name where the route's would clash
+    notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
 
     @property
     def app_label(self) -> str:
@@ -207,7 +235,14 @@ class Resource:
             model_name, fk = source.split(".")
             target = apps.get_model(self.app_label, model_name)
             specs.append(FieldSpec(name, REVERSE, target._meta.get_field(fk), target, columns=(fk,)))
+        for name, included in INCLUDES.items():
+            if included.applies(self):
+                specs.append(FieldSpec(name, INCLUDED, included=included))
         return specs
+
+    @property
+    def included(self) -> dict[str, Included]:
+        return {spec.name: spec.included for spec in self.fields if spec.kind == INCLUDED}
 
     @cached_property
     def timestamps(self) -> list[str]:
@@ -219,7 +254,7 @@ class Resource:
 
     @property
     def has_notes(self) -> bool:
-        return self.has_custom_fields
+        return self.has_custom_fields if self.notes is None else self.notes
 
     @property
     def derived(self) -> list[str]:
@@ -265,6 +300,28 @@ def support_custom_fields(support: CustomFieldSupport) -> None:
 
 def custom_field_support() -> CustomFieldSupport | None:
     return CUSTOM_FIELDS[0] if CUSTOM_FIELDS else None
+
+
+INCLUDES: dict[str, Included] = {}
+
+
+def support_include(name: str, included: Included) -> None:
+    """Declare an `include=<name>` value (before resources' fields are first read)."""
+    INCLUDES[name] = included
+
+
+# Called with {model: [primary keys]} of every object a write deleted, cascades included, so
+# objects that refer to them without a foreign key (generic relations) can follow.
+DELETION_HOOKS: list[Callable] = []
+
+
+def on_delete(hook: Callable) -> None:
+    if hook not in DELETION_HOOKS:
+        DELETION_HOOKS.append(hook)
+
+
+def deletion_hooks() -> list[Callable]:
+    return DELETION_HOOKS
 
 
 REGISTRY: dict[type[models.Model], Resource] = {}

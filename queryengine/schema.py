@@ -23,6 +23,7 @@ from .registry import (
     CONTENT_TYPES,
     FOREIGN_KEY,
     GENERIC,
+    INCLUDED,
     MANY_TO_MANY,
     QUERY_EXTENSIONS,
     REVERSE,
@@ -58,6 +59,8 @@ def value_at(obj, path: str):
 
 
 def display_value(resource: Resource, obj) -> str:
+    if resource.display.load is not None:
+        return resource.display.load([str(obj.pk)]).get(str(obj.pk))
     if resource.is_tree:
         return query.TREE_ARROW.join(node.name for node in [*obj.ancestors(), obj])
     return resource.display.render(*(value_at(obj, path) for path in resource.display.columns))
@@ -94,6 +97,12 @@ def generic_ref(context, object_type: str | None, pk):
     if target is None:
         return None
     return {"id": pk, "object_type": object_type, "url": object_url(context, target, pk)}
+
+
+def included_value(resource: Resource, included, pk, context, depth: int):
+    """An `include=` value of one object: its page loader asked for a page of one."""
+    key = str(pk)
+    return included.load(resource, [key], context.base_url, depth).get(key, included.empty())
 
 
 TYPES: dict[str, type] = {}
@@ -146,6 +155,13 @@ def _field_attrs(resource: Resource) -> dict:
                 _type_of(spec.target),
                 resolver=lambda root, info, _t=spec.target, _fk=spec.columns[0]: list(
                     _t._default_manager.filter(**{_fk: root.pk}).order_by(*query.default_order(_t))
+                ),
+            )
+        elif spec.kind == INCLUDED:
+            attrs[name] = GenericScalar(
+                depth=graphene.Int(default_value=0),
+                resolver=lambda root, info, depth=0, _i=spec.included: included_value(
+                    resource, _i, root.pk, info.context, depth
                 ),
             )
         elif spec.kind == CONTENT_TYPE:

@@ -11,6 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldError, ValidationError
 from django.db import models
 from django.db.models import ProtectedError, RestrictedError
+from django.db.models.deletion import Collector
 
 from .errors import Conflict, NotFound, ValidationFailed
 from .registry import (
@@ -24,6 +25,7 @@ from .registry import (
     SCALAR,
     Resource,
     custom_field_support,
+    deletion_hooks,
     resource_for,
 )
 
@@ -70,11 +72,11 @@ def _attrs_repr(attrs: dict) -> str:
     return repr(attrs)
 
 
-def related_queryset(model: type[models.Model], owner: Resource):
+def related_queryset(model: type[models.Model], owner: Resource, field: str = ""):
     """Statuses, roles and tags may only be used on the models their content types name."""
     queryset = model._default_manager.all()
     target = resource_for(model)
-    if target is not None and target.scoped_by_content_types:
+    if target is not None and target.scoped_by_content_types and field not in owner.unscoped:
         queryset = queryset.filter(content_types=ContentType.objects.get_for_model(owner.model))
     return queryset
 
@@ -89,9 +91,9 @@ def _flatten(attrs: dict, prefix: str = "") -> dict:
     return flat
 
 
-def resolve_related(model: type[models.Model], owner: Resource, value) -> models.Model:
+def resolve_related(model: type[models.Model], owner: Resource, value, field: str = "") -> models.Model:
     """One object named by UUID, natural key or attributes; anything else is a ValueError."""
-    queryset = related_queryset(model, owner)
+    queryset = related_queryset(model, owner, field)
     if isinstance(value, dict):
         attrs = _flatten(value)
         if "id" in attrs:
@@ -137,6 +139,7 @@ class Writer:
         self.user = user
         self.fields = writable_fields(resource)
         self.custom_fields = None  # the model's custom field definitions, once needed
+        self.included_state: dict = {"user": user}  # what `include=` writers keep across one write
 
     def apply(self, instance: models.Model, data, partial: bool) -> tuple[dict, dict]:
         """Set `data` on `instance`; returns (many-to-many values to set, errors)."""
@@ -162,12 +165,14 @@ class Writer:
                     # An unset choice reads as null: writing the null back unsets it.
                     setattr(instance, field.name, None if f.null else "")
                 elif field.kind == FOREIGN_KEY:
-                    setattr(instance, field.name, resolve_related(field.target, self.resource, value))
+                    setattr(
+                        instance, field.name, resolve_related(field.target, self.resource, value, field.name)
+                    )
                 elif field.kind == CONTENT_TYPE:
                     setattr(instance, field.name, content_type_of(value))
                 elif field.kind == MANY_TO_MANY:
                     many[field.name] = [
-                        resolve_related(field.target, self.resource, v) for v in _as_list(value)
+                        resolve_related(field.target, self.resource, v, field.name) for v in _as_list(value)
                     ]
                 elif field.kind == CONTENT_TYPES:
                     many[field.name] = [content_type_of(v) for v in _as_list(value)]
@@ -305,11 +310,25 @@ class Writer:
         instance.save()
         for name, values in many.items():
             getattr(instance, name).set(values)
+        self.write_included(instance, data, adding)
         if many and not adding:
             instance.save(
                 update_fields=["last_updated"] if self.resource.timestamps[-1:] == ["last_updated"] else None
             )
         return instance
+
+    def write_included(self, instance: models.Model, data: dict, adding: bool) -> None:
+        """`include=` values written with the object (relationships), once it has its id."""
+        errors = {}
+        for name, included in self.resource.included.items():
+            if included.write is None or not (adding or name in data):
+                continue
+            try:
+                included.write(self.resource, instance, data.get(name), adding, self.included_state)
+            except ValidationError as exc:
+                errors[name] = exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        if errors:
+            raise ValidationFailed(errors)
 
     def batch(self):
         """The model's context around a whole write (`write_batch`): work it defers to the end
@@ -381,7 +400,7 @@ class Writer:
         found = self.existing(ids)
         try:
             # One deletion for the whole set: dependencies are collected once, not per object.
-            self.resource.model._default_manager.filter(pk__in=list(found)).delete()
+            delete_reporting(self.resource.model._default_manager.filter(pk__in=list(found)))
         except (ProtectedError, RestrictedError) as exc:
             dependents = list(
                 exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects
@@ -430,6 +449,26 @@ class Writer:
         if unknown:
             raise NotFound(f"No {self.resource.verbose_name} matches the given query: {', '.join(unknown)}")
         return found
+
+
+def delete_reporting(queryset) -> None:
+    """Delete the objects (cascades included) and tell the deletion hooks which went, by model,
+    so what refers to them by generic relation goes too."""
+    hooks = deletion_hooks()
+    if not hooks:
+        queryset.delete()
+        return
+    collector = Collector(using=queryset.db, origin=queryset)
+    collector.collect(queryset.order_by())
+    deleted: dict = {}
+    for model, instances in collector.data.items():
+        deleted.setdefault(model, []).extend(obj.pk for obj in instances)
+    for fast in collector.fast_deletes:  # deleted in bulk, unseen: only registered models matter
+        if resource_for(fast.model) is not None:
+            deleted.setdefault(fast.model, []).extend(fast.values_list("pk", flat=True))
+    collector.delete()
+    for hook in hooks:
+        hook(deleted)
 
 
 def _as_list(value) -> list:

@@ -27,7 +27,7 @@ from queryengine.documents import (
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
 from queryengine.query import can_view, filters_of, restricted
-from queryengine.registry import COMPUTED, Resource, resources
+from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
 
 from . import versioning
@@ -225,13 +225,15 @@ def _quote(text: str) -> str:
 
 
 def shown_many(resource: Resource, request) -> frozenset[str]:
-    """The optional fields a response shows: many-to-many lists by version, and `include=` ones."""
+    """The optional fields a response shows: many-to-many lists by version, and `include=` ones
+    (a write's response shows every one, as the reference's does)."""
     shown = versioning.shown_many_to_many(
         request.api_version, many_to_many_fields(resource), request.GET.get("exclude_m2m")
     )
-    included = {name for value in request.GET.getlist("include") for name in value.split(",")}
-    on_request = {s.name for s in resource.fields if s.kind == COMPUTED and s.computed.on_request}
-    return shown | frozenset(included & on_request) if included & on_request else shown
+    if request.method not in ("GET", "HEAD"):
+        return shown | frozenset(resource.included)
+    asked = {name for value in request.GET.getlist("include") for name in value.split(",")}
+    return shown | frozenset(asked & resource.included.keys())
 
 
 def list_page(

@@ -26,6 +26,7 @@ from inventory.users.models import Token, User, generate_key
 
 from .circuits_vm_sample import build_circuits_and_vms
 from .dcim_sample import build_dcim
+from .extras_sample import build_extras_data
 
 SUPERUSER_KEY = "a" * 40
 
@@ -140,11 +141,13 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     more = build_circuits_and_vms(s, tenants, ams, room, active, ipam[IPAddress])
     dcim[IPAddressToInterface] = dcim[IPAddressToInterface] + more.pop("vm address")
     custom = build_custom_fields(s, dcim[Device][0])
+    extras = build_extras_data(s, {**more, **dcim, Tenant: tenants})
     return {
         **more,
         **ipam,
         **dcim,
         **custom,
+        **extras,
         Tag: tags,
         Role: roles,
         Status: statuses,

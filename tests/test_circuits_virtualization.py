@@ -151,5 +151,8 @@ class TestVirtualization:
 
     def test_vm_config_context_on_request(self, api, sample):
         web = VirtualMachine.objects.get(name="web01")
-        assert api.json(f"{VMS}{web.pk}/", {"include": "config_context"})["config_context"] == {}
+        assert api.json(f"{VMS}{web.pk}/", {"include": "config_context"})["config_context"] == {
+            "ntp": ["192.0.2.1"],
+            "syslog": {"host": "192.0.2.9", "port": 514},
+        }
         assert "config_context" not in api.json(f"{VMS}{web.pk}/")

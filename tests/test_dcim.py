@@ -404,9 +404,11 @@ class TestDevices:
 def test_config_context_only_on_request(api, sample):
     leaf = Device.objects.get(name="leaf1")
     assert "config_context" not in api.json(f"{DEVICES}{leaf.pk}/")
-    assert api.json(f"{DEVICES}{leaf.pk}/", {"include": "config_context"})["config_context"] == {}
+    assert api.json(f"{DEVICES}{leaf.pk}/", {"include": "config_context"})["config_context"]["ntp"] == [
+        "192.0.2.2"
+    ]
     rows = api.json(DEVICES, {"include": "config_context", "depth": 1})["results"]
-    assert all(row["config_context"] == {} for row in rows)
+    assert all(row["config_context"]["ntp"] for row in rows)
     assert "config_context" not in api.json(INTERFACES, {"include": "config_context"})["results"][0]
 
 

@@ -136,6 +136,25 @@ def _fresh_key(body: dict, suffix: str) -> dict:
     return {**body, "key": f"fresh_{next(_numbers)}"} if suffix else body
 
 
+def _fresh_affiliates(body: dict, suffix: str) -> dict:
+    """An association's pair is unique: two new tenants, associated by a many-to-many relationship."""
+    from inventory.extras.models import Relationship
+    from inventory.tenancy.models import Tenant
+
+    if not suffix:
+        return body
+    relationship = Relationship.objects.filter(type="many-to-many", source_type__model="tenant").first()
+    source, destination = (Tenant.objects.create(name=f"affiliate-{next(_numbers)}") for _ in range(2))
+    return {
+        **body,
+        "relationship": str(relationship.pk),
+        "source_type": "tenancy.tenant",
+        "source_id": str(source.pk),
+        "destination_type": "tenancy.tenant",
+        "destination_id": str(destination.pk),
+    }
+
+
 def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
@@ -148,6 +167,9 @@ FRESH = {
     "circuits.CircuitTermination": _fresh_circuit,
     "dcim.Cable": _free_ends,
     "extras.CustomField": _fresh_key,
+    "extras.RelationshipAssociation": _fresh_affiliates,
+    # A computed field's label is unique per type: a copy keeps the original's type.
+    "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
 }
 
 

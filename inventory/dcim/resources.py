@@ -181,11 +181,6 @@ def cable_ends(path: str, model, label: str) -> CustomFilter:
     return CustomFilter(build, parse, oracle, (label,))
 
 
-# The rendered configuration context, on request (`include=config_context`); the contexts
-# themselves are not modelled yet, so it renders empty.
-CONFIG_CONTEXT = Computed((), lambda: {}, output="object", on_request=True)
-
-
 def device_display(name, manufacturer, model, pk) -> str:
     return name or f"{manufacturer} {model} ({pk})"
 
@@ -353,7 +348,6 @@ register(
             "local_config_context_data_owner_content_type",
             "local_config_context_data_owner_object_id",
         ),
-        computed={"config_context": CONFIG_CONTEXT},
         reverse_one=("parent_bay",),
         relations={
             "manufacturer": "device_type__manufacturer",

@@ -8,9 +8,16 @@ class ExtrasConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import customfields
+        from queryengine.registry import support_include
+
+        from . import computedfields, configcontexts, customfields, relationships
         from .defaults import populate_defaults
 
         customfields.connect()
+        relationships.connect()
+        # Values objects show on request (`include=`), in the order the reference shows them.
+        support_include("computed_fields", computedfields.INCLUDED)
+        support_include("relationships", relationships.INCLUDED)
+        support_include("config_context", configcontexts.INCLUDED)
 
         post_migrate.connect(populate_defaults, dispatch_uid="extras.populate_defaults")

@@ -1,9 +1,11 @@
+import re
+
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
-from inventory.base import BaseModel, OrganizationalModel
+from inventory.base import BaseModel, OrganizationalModel, ValueChoiceField
 
 color_validator = RegexValidator(r"^[0-9a-f]{6}$", "Enter a valid hexadecimal RGB color code (e.g. 4caf50).")
 
@@ -152,3 +154,198 @@ class CustomFieldChoice(BaseModel):
         super().clean()
         if self.custom_field_id and self.custom_field.type not in ("select", "multi-select"):
             raise ValidationError({"custom_field": ["Choices apply to selection fields only."]})
+
+
+def key_from_label(label: str) -> str:
+    """A key derived from a label as the reference does: lowercase words joined by underscores."""
+    key = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+    return key if key[:1].isalpha() else f"k_{key}"
+
+
+RELATIONSHIP_TYPES = [
+    ("one-to-one", "One to One"),
+    ("symmetric-one-to-one", "Symmetric One to One"),
+    ("one-to-many", "One to Many"),
+    ("many-to-many", "Many to Many"),
+    ("symmetric-many-to-many", "Symmetric Many to Many"),
+]
+SYMMETRIC_TYPES = ("symmetric-one-to-one", "symmetric-many-to-many")
+REQUIRED_SIDES = [
+    ("", "Neither side required"),
+    ("source", "Source objects MUST implement this relationship"),
+    ("destination", "Destination objects MUST implement this relationship"),
+]
+SIDES = ("source", "destination")
+
+
+class Relationship(BaseModel):
+    """A link users define between two object types (one-to-one, one-to-many, many-to-many,
+    and the symmetric kinds between objects of one type); RelationshipAssociations hold its pairs."""
+
+    label = models.CharField(max_length=255, unique=True)
+    key = models.CharField(max_length=100, unique=True, blank=True, validators=[key_validator])
+    description = models.CharField(max_length=255, blank=True)
+    type = ValueChoiceField(max_length=50, choices=RELATIONSHIP_TYPES, default="many-to-many")
+    required_on = ValueChoiceField(max_length=12, choices=REQUIRED_SIDES, blank=True, default="")
+    source_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
+    source_label = models.CharField(max_length=255, blank=True)
+    source_hidden = models.BooleanField(default=False)
+    source_filter = models.JSONField(null=True, blank=True)
+    destination_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
+    destination_label = models.CharField(max_length=255, blank=True)
+    destination_hidden = models.BooleanField(default=False)
+    destination_filter = models.JSONField(null=True, blank=True)
+    advanced_ui = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["label"]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def symmetric(self) -> bool:
+        return self.type in SYMMETRIC_TYPES
+
+    def has_many(self, side: str) -> bool:
+        """Whether the objects on `side` (source, destination, peer) may be several."""
+        if self.type in ("many-to-many", "symmetric-many-to-many"):
+            return True
+        return self.type == "one-to-many" and side == "destination"
+
+    def clean(self):
+        super().clean()
+        if not self.key and self.label:
+            self.key = key_from_label(self.label)
+        from .relationships import check_definition
+
+        check_definition(self)
+
+
+class RelationshipAssociation(BaseModel):
+    relationship = models.ForeignKey(
+        Relationship, on_delete=models.CASCADE, related_name="relationship_associations"
+    )
+    source_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
+    source_id = models.UUIDField(db_index=True)
+    destination_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
+    destination_id = models.UUIDField(db_index=True)
+
+    class Meta:
+        ordering = ["relationship", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["relationship", "source_type", "source_id", "destination_type", "destination_id"],
+                name="extras_relationshipassociation_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} -> {self.destination_id} - {self.relationship_id}"
+
+    def clean(self):
+        super().clean()
+        from .relationships import check_association
+
+        check_association(self)
+
+
+class ComputedField(BaseModel):
+    """A read-only value rendered from a template over each object of one type (`include=computed_fields`)."""
+
+    content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=100, unique=True, blank=True, validators=[key_validator])
+    grouping = models.CharField(max_length=255, blank=True)
+    label = models.CharField(max_length=255)
+    description = models.CharField(max_length=255, blank=True)
+    template = models.TextField(max_length=500)
+    fallback_value = models.CharField(max_length=500, blank=True)
+    weight = models.PositiveSmallIntegerField(default=100)
+    advanced_ui = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["weight", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["content_type", "label"], name="extras_computedfield_label")
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def clean(self):
+        super().clean()
+        if not self.key and self.label:
+            self.key = key_from_label(self.label)
+        from .templating import TemplateFailed, check
+
+        try:
+            check(self.template)
+        except TemplateFailed as exc:
+            raise ValidationError({"template": [str(exc)]}) from None
+
+
+class ConfigContextSchema(OrganizationalModel):
+    """A JSON Schema that config context data (shared or an object's local data) must satisfy."""
+
+    name = models.CharField(max_length=255, unique=True)
+    description = models.CharField(max_length=255, blank=True)
+    data_schema = models.JSONField()
+    owner_content_type = models.ForeignKey(
+        ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+", editable=False
+    )
+    owner_object_id = models.UUIDField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def clean(self):
+        super().clean()
+        from .configcontexts import check_schema
+
+        check_schema(self)
+
+
+class ConfigContext(BaseModel):
+    """Data merged into the rendered context of the devices and virtual machines it is assigned to
+    (by location, role, type, platform, cluster, tenant, tag, ...; an empty assignment matches all)."""
+
+    name = models.CharField(max_length=255, unique=True)
+    owner_content_type = models.ForeignKey(
+        ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+", editable=False
+    )
+    owner_object_id = models.UUIDField(null=True, blank=True, editable=False)
+    weight = models.PositiveSmallIntegerField(default=1000)
+    description = models.CharField(max_length=255, blank=True)
+    is_active = models.BooleanField(default=True)
+    config_context_schema = models.ForeignKey(
+        ConfigContextSchema, on_delete=models.SET_NULL, null=True, blank=True, related_name="config_contexts"
+    )
+    locations = models.ManyToManyField("dcim.Location", related_name="+", blank=True)
+    roles = models.ManyToManyField(Role, related_name="+", blank=True)
+    device_types = models.ManyToManyField("dcim.DeviceType", related_name="+", blank=True)
+    device_families = models.ManyToManyField("dcim.DeviceFamily", related_name="+", blank=True)
+    device_redundancy_groups = models.ManyToManyField(
+        "dcim.DeviceRedundancyGroup", related_name="+", blank=True
+    )
+    platforms = models.ManyToManyField("dcim.Platform", related_name="+", blank=True)
+    cluster_groups = models.ManyToManyField("virtualization.ClusterGroup", related_name="+", blank=True)
+    clusters = models.ManyToManyField("virtualization.Cluster", related_name="+", blank=True)
+    tenant_groups = models.ManyToManyField("tenancy.TenantGroup", related_name="+", blank=True)
+    tenants = models.ManyToManyField("tenancy.Tenant", related_name="+", blank=True)
+    tags = models.ManyToManyField(Tag, related_name="+", blank=True)
+    data = models.JSONField()
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["weight", "name"]
+
+    def clean(self):
+        super().clean()
+        from .configcontexts import check_context
+
+        check_context(self)

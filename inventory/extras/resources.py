@@ -1,6 +1,19 @@
 from queryengine.registry import Display, Resource, register
 
-from .models import CustomField, CustomFieldChoice, Note, Role, Status, Tag
+from .models import (
+    ComputedField,
+    ConfigContext,
+    ConfigContextSchema,
+    CustomField,
+    CustomFieldChoice,
+    Note,
+    Relationship,
+    RelationshipAssociation,
+    Role,
+    Status,
+    Tag,
+)
+from .relationships import association_labels
 
 register(Resource(Status, "extras/statuses", scoped_by_content_types=True))
 register(Resource(Role, "extras/roles", scoped_by_content_types=True))
@@ -23,6 +36,7 @@ register(
         display=Display(("label",)),
         search=("key", "label", "description"),
         natural_key="key",
+        notes=True,
     )
 )
 register(
@@ -32,5 +46,45 @@ register(
         display=Display(("value",)),
         search=("value",),
         natural_key=None,
+    )
+)
+register(
+    Resource(
+        Relationship,
+        "extras/relationships",
+        display=Display(("label",)),
+        search=("label", "key", "description"),
+        natural_key="key",
+        notes=True,
+    )
+)
+register(
+    Resource(
+        RelationshipAssociation,
+        "extras/relationship-associations",
+        display=Display((), load=association_labels),
+        search=(),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        ComputedField,
+        "extras/computed-fields",
+        display=Display(("label",)),
+        search=("key", "label", "description", "template"),
+        natural_key="key",
+        notes=True,
+    )
+)
+OWNER = {"owner": ("owner_content_type", "owner_object_id")}
+register(Resource(ConfigContextSchema, "extras/config-context-schemas", generic=OWNER))
+register(
+    Resource(
+        ConfigContext,
+        "extras/config-contexts",
+        generic=OWNER,
+        unscoped=("roles", "tags"),
+        notes=True,
     )
 )

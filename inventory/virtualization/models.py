@@ -1,10 +1,9 @@
 """Clusters and the virtual machines that run on them, with their interfaces."""
 
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from inventory.base import OrganizationalModel, PrimaryModel
+from inventory.base import ConfigContextModel, OrganizationalModel, PrimaryModel
 from inventory.dcim.models.components import NaturallyOrdered
 from inventory.dcim.models.interfaces import InterfaceBase
 
@@ -48,7 +47,7 @@ class Cluster(PrimaryModel):
             self.location.check_admits(Cluster)
 
 
-class VirtualMachine(PrimaryModel):
+class VirtualMachine(ConfigContextModel, PrimaryModel):
     cluster = models.ForeignKey(Cluster, on_delete=models.PROTECT, related_name="virtual_machines")
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="virtual_machines"
@@ -86,11 +85,6 @@ class VirtualMachine(PrimaryModel):
         related_name="virtual_machines",
     )
     comments = models.TextField(blank=True)
-    local_config_context_data = models.JSONField(null=True, blank=True)
-    local_config_context_data_owner_content_type = models.ForeignKey(
-        ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
-    )
-    local_config_context_data_owner_object_id = models.UUIDField(null=True, blank=True)
 
     class Meta:
         ordering = ["name", "id"]

@@ -1,6 +1,5 @@
 from queryengine.registry import Resource, register
 
-from ..dcim.resources import CONFIG_CONTEXT
 from .models import Cluster, ClusterGroup, ClusterType, VirtualMachine, VMInterface
 
 register(
@@ -33,7 +32,6 @@ register(
         VirtualMachine,
         "virtualization/virtual-machines",
         search=("name", "comments"),
-        computed={"config_context": CONFIG_CONTEXT},
         read_only=(
             "local_config_context_data_owner_content_type",
             "local_config_context_data_owner_object_id",

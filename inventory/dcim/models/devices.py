@@ -1,12 +1,11 @@
 """Device types, platforms, software, devices, virtual chassis, redundancy groups and modules."""
 
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from netutils.lib_mapper import NAME_TO_ALL_LIB_MAPPER
 
-from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
+from inventory.base import BaseModel, ConfigContextModel, OrganizationalModel, PrimaryModel
 
 from .. import choices
 from ..naming import naturalize
@@ -259,7 +258,7 @@ class ModuleType(PrimaryModel):
         return self.model
 
 
-class Device(PrimaryModel):
+class Device(ConfigContextModel, PrimaryModel):
     device_type = models.ForeignKey(DeviceType, on_delete=models.PROTECT, related_name="devices")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
     role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, related_name="+")
@@ -331,11 +330,6 @@ class Device(PrimaryModel):
         SoftwareVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="devices"
     )
     comments = models.TextField(blank=True)
-    local_config_context_data = models.JSONField(null=True, blank=True)
-    local_config_context_data_owner_content_type = models.ForeignKey(
-        ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
-    )
-    local_config_context_data_owner_object_id = models.UUIDField(null=True, blank=True)
     clusters = models.ManyToManyField(
         "virtualization.Cluster", through="dcim.DeviceClusterAssignment", related_name="devices", blank=True
     )

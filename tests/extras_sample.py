@@ -1,0 +1,124 @@
+"""Sample relationships, computed fields and config contexts over the rest of the sample."""
+
+from __future__ import annotations
+
+from django.contrib.contenttypes.models import ContentType
+
+from inventory.dcim.models import Device, Location
+from inventory.extras.models import (
+    ComputedField,
+    ConfigContext,
+    ConfigContextSchema,
+    Relationship,
+    RelationshipAssociation,
+    Role,
+)
+from inventory.tenancy.models import Tenant
+from inventory.virtualization.models import VirtualMachine
+
+
+def build_extras_data(s: str, sample: dict) -> dict[type, list]:
+    k = s.replace("-", "_")
+    device_ct, vm_ct, tenant_ct = (
+        ContentType.objects.get_for_model(m) for m in (Device, VirtualMachine, Tenant)
+    )
+    devices, machines, tenants = sample[Device], sample[VirtualMachine], sample[Tenant]
+    relationships = [
+        # Sorted first by label: the association the generic write tests copy is one of its pairs.
+        Relationship.objects.create(
+            label=f"Affiliates{s}",
+            key=f"affiliates{k}",
+            type="many-to-many",
+            source_type=tenant_ct,
+            destination_type=tenant_ct,
+            source_label="affiliated with",
+        ),
+        Relationship.objects.create(
+            label=f"VM host{s}",
+            key=f"vm_host{k}",
+            type="one-to-many",
+            source_type=device_ct,
+            destination_type=vm_ct,
+            description="where a virtual machine runs",
+        ),
+        Relationship.objects.create(
+            label=f"Peer devices{s}",
+            key=f"peer_devices{k}",
+            type="symmetric-many-to-many",
+            source_type=device_ct,
+            destination_type=device_ct,
+            source_filter={"status": ["Active"]},
+            destination_filter={"status": ["Active"]},
+        ),
+    ]
+
+    def associate(relationship, source, destination):
+        return RelationshipAssociation.objects.create(
+            relationship=relationship,
+            source_type=relationship.source_type,
+            source_id=source.pk,
+            destination_type=relationship.destination_type,
+            destination_id=destination.pk,
+        )
+
+    associations = [
+        associate(relationships[0], tenants[0], tenants[1]),
+        associate(relationships[1], devices[0], machines[0]),
+        associate(relationships[1], devices[0], machines[1]),
+        associate(relationships[2], devices[0], devices[2]),
+    ]
+    computed = [
+        ComputedField.objects.create(
+            content_type=device_ct,
+            key=f"where{k}",
+            label=f"Where{s}",
+            template="{{ obj.name }} @ {{ obj.location.name }}",
+        ),
+        ComputedField.objects.create(
+            content_type=tenant_ct,
+            key=f"shout{k}",
+            label=f"Shout{s}",
+            template="{{ obj.name | upper }}",
+            fallback_value="?",
+            weight=50,
+        ),
+    ]
+    schemas = [
+        ConfigContextSchema.objects.create(
+            name=f"NTP servers{s}",
+            description="a list of NTP servers",
+            data_schema={
+                "type": "object",
+                "properties": {"ntp": {"type": "array", "items": {"type": "string"}}},
+            },
+        ),
+        ConfigContextSchema.objects.create(
+            name=f"Anything{s}", data_schema={"type": "object", "properties": {}}
+        ),
+    ]
+    ams = Location.objects.get(name=f"AMS1{s}")
+    leaf = Role.objects.get(name=f"leaf{s}")
+    contexts = [
+        ConfigContext.objects.create(
+            name=f"global{s}",
+            weight=100,
+            data={"ntp": ["192.0.2.1"], "syslog": {"host": "192.0.2.9", "port": 514}},
+            config_context_schema=schemas[0],
+        ),
+        ConfigContext.objects.create(
+            name=f"AMS leaves{s}",
+            weight=200,
+            description="Amsterdam leaf switches",
+            data={"ntp": ["192.0.2.2"], "syslog": {"port": 1514}},
+        ),
+        ConfigContext.objects.create(name=f"retired{s}", is_active=False, data={"ntp": ["198.51.100.1"]}),
+    ]
+    contexts[1].locations.set([ams])
+    contexts[1].roles.set([leaf])
+    return {
+        Relationship: relationships,
+        RelationshipAssociation: associations,
+        ComputedField: computed,
+        ConfigContextSchema: schemas,
+        ConfigContext: contexts,
+    }
