@@ -19,7 +19,9 @@ a{{color:#0366d6}}</style></head>
 
 
 def render(request, data, status: int, fmt: str, headers: dict) -> HttpResponse:
-    if data is None:
+    if isinstance(data, HttpResponse):  # a file (an export), sent as it is
+        response = data
+    elif data is None:
         response = HttpResponse(status=status)
     elif fmt == "html":
         # Parsed once more so that rows the plans wrote as JSON text are indented too.

@@ -30,14 +30,14 @@ from queryengine.query import can_view, filters_of, restricted
 from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
 
-from . import versioning
+from . import exports, versioning
 from .auth import AuthenticationFailed, authenticate
 from .options import describe
 from .render import dumps, render
 
 # Query parameters that shape the response rather than filter it.
 RESERVED = frozenset(
-    {"limit", "offset", "depth", "sort", "format", "api_version", "include", "exclude_m2m", "brief"}
+    {"limit", "offset", "depth", "sort", "format", "api_version", "include", "exclude_m2m", "brief", "export"}
 )
 NO_CREDENTIALS = "Authentication credentials were not provided."
 DATABASE_UNAVAILABLE = "The database is busy or unavailable; nothing was changed. Try again shortly."
@@ -241,13 +241,7 @@ def list_page(
 ) -> dict:
     """One page of a resource's list; `allowed` narrows the filters a client may give."""
     params = request.GET
-    filters = {key: params.getlist(key) for key in params if key not in RESERVED}
-    custom = {key: filters.pop(key) for key in list(filters) if key.startswith(CUSTOM_FIELD_PREFIX)}
-    if custom and resource.has_custom_fields and allowed is None:
-        filters[CUSTOM_FIELD_FILTER] = custom
-    elif custom:
-        filters.update(custom)  # no custom fields here: unknown below
-    filters = known_filters(filters, filters_of(resource) if allowed is None else allowed)
+    filters = list_filters(request, resource, allowed)
     filters.update(scope_filters or {})
     depth = parse_depth(request)
     limit, offset = parse_paging(request)
@@ -257,6 +251,18 @@ def list_page(
     variables.update({f"f{i}": filters[name] for i, name in enumerate(names)})
     data = run(document, variables, request)
     return envelope(request, data["count"], limit, offset, data["results"])
+
+
+def list_filters(request, resource: Resource, allowed: tuple[str, ...] | None = None) -> dict:
+    """The filter arguments a list request gives (`cf_` parameters together), checked."""
+    params = request.GET
+    filters = {key: params.getlist(key) for key in params if key not in RESERVED}
+    custom = {key: filters.pop(key) for key in list(filters) if key.startswith(CUSTOM_FIELD_PREFIX)}
+    if custom and resource.has_custom_fields and allowed is None:
+        filters[CUSTOM_FIELD_FILTER] = custom
+    elif custom:
+        filters.update(custom)  # no custom fields here: unknown below
+    return known_filters(filters, filters_of(resource) if allowed is None else allowed)
 
 
 def known_filters(filters: dict, known) -> dict:
@@ -349,6 +355,8 @@ class ListEndpoint(Endpoint):
 
     def get(self, request):
         require_view(self.resource, request)
+        if "export" in request.GET:
+            return exports.export(request, self.resource, list_filters(request, self.resource)), 200
         return list_page(request, self.resource), 200
 
     def options(self, request):

@@ -9,6 +9,8 @@ from inventory.extras.models import (
     ComputedField,
     ConfigContext,
     ConfigContextSchema,
+    CustomLink,
+    ExportTemplate,
     Relationship,
     RelationshipAssociation,
     Role,
@@ -115,7 +117,44 @@ def build_extras_data(s: str, sample: dict) -> dict[type, list]:
     ]
     contexts[1].locations.set([ams])
     contexts[1].roles.set([leaf])
+    links = [
+        CustomLink.objects.create(
+            content_type=device_ct,
+            name=f"Monitoring{s}",
+            text="Graphs",
+            target_url="https://nms.example.com/devices/{{ obj.name }}",
+            new_window=True,
+        ),
+        CustomLink.objects.create(
+            content_type=tenant_ct,
+            name=f"CRM{s}",
+            text="{{ obj.name }} in the CRM",
+            target_url="https://crm.example.com/?q={{ obj.name | urlencode }}",
+            group_name="business",
+            button_class="primary",
+            weight=50,
+            new_window=False,
+        ),
+    ]
+    exports = [
+        ExportTemplate.objects.create(
+            content_type=device_ct,
+            name=f"hosts{s}",
+            description="an Ansible inventory",
+            template_code="[all]\n{% for d in queryset %}{{ d.name or d.pk }} platform={{ d.platform.name }}\n{% endfor %}",
+            file_extension="ini",
+        ),
+        ExportTemplate.objects.create(
+            content_type=tenant_ct,
+            name=f"tenant csv{s}",
+            template_code="name,description\n{% for t in queryset %}{{ t.name }},{{ t.description }}\n{% endfor %}",
+            mime_type="text/csv",
+            file_extension="csv",
+        ),
+    ]
     return {
+        CustomLink: links,
+        ExportTemplate: exports,
         Relationship: relationships,
         RelationshipAssociation: associations,
         ComputedField: computed,

@@ -170,6 +170,7 @@ FRESH = {
     "extras.RelationshipAssociation": _fresh_affiliates,
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
+    "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
 }
 
 

@@ -280,12 +280,7 @@ class ComputedField(BaseModel):
         super().clean()
         if not self.key and self.label:
             self.key = key_from_label(self.label)
-        from .templating import TemplateFailed, check
-
-        try:
-            check(self.template)
-        except TemplateFailed as exc:
-            raise ValidationError({"template": [str(exc)]}) from None
+        check_templates(self, "template")
 
 
 class ConfigContextSchema(OrganizationalModel):
@@ -349,3 +344,82 @@ class ConfigContext(BaseModel):
         from .configcontexts import check_context
 
         check_context(self)
+
+
+BUTTON_CLASSES = [
+    ("default", "Default"),
+    ("primary", "Primary"),
+    ("success", "Success"),
+    ("info", "Info"),
+    ("warning", "Warning"),
+    ("danger", "Danger"),
+    ("link", "Link"),
+]
+
+
+def check_templates(obj, *fields: str) -> None:
+    """Each named field must hold a template that compiles (the message says where it fails)."""
+    from .templating import TemplateFailed, check
+
+    errors = {}
+    for name in fields:
+        try:
+            check(getattr(obj, name))
+        except TemplateFailed as exc:
+            errors[name] = [str(exc)]
+    if errors:
+        raise ValidationError(errors)
+
+
+class CustomLink(BaseModel):
+    """A link to an external system shown with objects of one type; its text and URL are
+    templates over the object."""
+
+    content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=255, unique=True)
+    text = models.CharField(max_length=500)
+    target_url = models.CharField(max_length=500, verbose_name="URL")
+    weight = models.PositiveSmallIntegerField(default=100)
+    group_name = models.CharField(max_length=255, blank=True)
+    button_class = models.CharField(max_length=30, choices=BUTTON_CLASSES, default="default")
+    new_window = models.BooleanField()
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["group_name", "weight", "name"]
+
+    def clean(self):
+        super().clean()
+        check_templates(self, "text", "target_url")
+
+
+class ExportTemplate(BaseModel):
+    """A template that renders a list of objects of one type as a file (`?export=<name>` on the list)."""
+
+    content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
+    owner_content_type = models.ForeignKey(
+        ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+", editable=False
+    )
+    owner_object_id = models.UUIDField(null=True, blank=True, editable=False)
+    name = models.CharField(max_length=255)
+    description = models.CharField(max_length=255, blank=True)
+    template_code = models.TextField()
+    mime_type = models.CharField(max_length=255, blank=True, verbose_name="MIME type")
+    file_extension = models.CharField(max_length=255, blank=True)
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        ordering = ["content_type", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["content_type", "name"], name="extras_exporttemplate_name")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.content_type.app_label}.{self.content_type.model}: {self.name}"
+
+    def clean(self):
+        super().clean()
+        self.file_extension = self.file_extension.removeprefix(".")
+        check_templates(self, "template_code")

@@ -6,6 +6,8 @@ from .models import (
     ConfigContextSchema,
     CustomField,
     CustomFieldChoice,
+    CustomLink,
+    ExportTemplate,
     Note,
     Relationship,
     RelationshipAssociation,
@@ -85,6 +87,25 @@ register(
         "extras/config-contexts",
         generic=OWNER,
         unscoped=("roles", "tags"),
+        notes=True,
+    )
+)
+register(
+    Resource(
+        CustomLink, "extras/custom-links", search=("name", "text", "target_url", "group_name"), notes=True
+    )
+)
+register(
+    Resource(
+        ExportTemplate,
+        "extras/export-templates",
+        display=Display(
+            ("content_type__app_label", "content_type__model", "name"),
+            lambda app, model, name: f"{app}.{model}: {name}",
+        ),
+        generic=OWNER,
+        search=("name", "description"),
+        natural_key=None,
         notes=True,
     )
 )
