@@ -29,6 +29,13 @@ class Api:
         return self.client.post(path, orjson.dumps(body), content_type="application/json", **headers)
 
 
+def send(api: Api, method: str, path: str, body=None) -> tuple[int, object]:
+    """(status, parsed body) of a JSON request; no body is sent for None."""
+    data = orjson.dumps(body) if body is not None else ""
+    response = getattr(api.client, method)(path, data, content_type="application/json")
+    return response.status_code, orjson.loads(response.content) if response.content else None
+
+
 @pytest.fixture
 def superuser(db):
     return User.objects.create_superuser("admin", "admin@example.com", "admin-password")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import orjson
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -13,12 +12,7 @@ from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.virtualization.models import Cluster, VirtualMachine
 
 from .builders import build_sample
-
-
-def send(api, method: str, path: str, body=None):
-    data = orjson.dumps(body) if body is not None else ""
-    response = getattr(api.client, method)(path, data, content_type="application/json")
-    return response.status_code, orjson.loads(response.content) if response.content else None
+from .conftest import send
 
 
 def context_of(api, obj) -> dict:

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import orjson
-
 from inventory.dcim.models import Device
 
-from .conftest import Api
-
-
-def send(api, method: str, path: str, body=None):
-    data = orjson.dumps(body) if body is not None else ""
-    response = getattr(api.client, method)(path, data, content_type="application/json")
-    return response.status_code, orjson.loads(response.content) if response.content else None
+from .conftest import Api, send
 
 
 def test_export_renders_the_filtered_list_as_a_file(api, sample):

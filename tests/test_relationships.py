@@ -13,13 +13,9 @@ from inventory.extras.models import Relationship, RelationshipAssociation
 from inventory.tenancy.models import Tenant
 from inventory.virtualization.models import VirtualMachine
 
+from .conftest import send
+
 BASE = "http://testserver/api/"
-
-
-def send(api, method: str, path: str, body=None):
-    data = orjson.dumps(body) if body is not None else ""
-    response = getattr(api.client, method)(path, data, content_type="application/json")
-    return response.status_code, orjson.loads(response.content) if response.content else None
 
 
 def device_path(device) -> str:
