@@ -7,69 +7,7 @@ from django.db import models
 
 from inventory.base import BaseModel, OrganizationalModel, ValueChoiceField
 
-color_validator = RegexValidator(r"^[0-9a-f]{6}$", "Enter a valid hexadecimal RGB color code (e.g. 4caf50).")
-
-
-class ContentTypeScoped(OrganizationalModel):
-    """A name that applies to a chosen set of models (statuses, roles, tags)."""
-
-    name = models.CharField(max_length=100, unique=True)
-    color = models.CharField(max_length=6, default="9e9e9e", validators=[color_validator])
-    description = models.CharField(max_length=200, blank=True)
-    content_types = models.ManyToManyField(ContentType, related_name="+", blank=True)
-
-    class Meta:
-        abstract = True
-        ordering = ["name"]
-
-
-class Status(ContentTypeScoped):
-    class Meta(ContentTypeScoped.Meta):
-        verbose_name_plural = "statuses"
-
-
-class Role(ContentTypeScoped):
-    weight = models.PositiveSmallIntegerField(null=True, blank=True)
-
-    class Meta(ContentTypeScoped.Meta):
-        ordering = ["weight", "name"]
-
-
-class Tag(ContentTypeScoped):
-    pass
-
-
-class Note(BaseModel):
-    """A free-text note attached to any object."""
-
-    assigned_object_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
-    assigned_object_id = models.UUIDField(db_index=True)
-    user = models.ForeignKey(
-        "users.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="notes"
-    )
-    user_name = models.CharField(max_length=150, editable=False)
-    note = models.TextField()
-    created = models.DateTimeField(auto_now_add=True, null=True)
-    last_updated = models.DateTimeField(auto_now=True, null=True)
-
-    class Meta:
-        ordering = ["created", "id"]
-        indexes = [models.Index(fields=["assigned_object_type", "assigned_object_id"])]
-
-    def __str__(self) -> str:
-        return self.note[:50]
-
-    def clean(self):
-        model = self.assigned_object_type.model_class() if self.assigned_object_type_id else None
-        exists = model is not None and model._default_manager.filter(pk=self.assigned_object_id).exists()
-        if model is not None and self.assigned_object_id is not None and not exists:
-            raise ValidationError({"assigned_object_id": [f"No {model._meta.object_name} has this id."]})
-
-    def save(self, *args, **kwargs):
-        if self.user is not None and not self.user_name:
-            self.user_name = self.user.get_username()
-        super().save(*args, **kwargs)
-
+from .core import Role, Tag
 
 CUSTOM_FIELD_TYPES = [
     ("text", "Text"),
@@ -124,7 +62,7 @@ class CustomField(BaseModel):
                 {"validation_regex": ["Regular expression validation applies to text fields."]}
             )
         if self.default is not None and self.type not in ("select", "multi-select"):
-            from .customfields import validate_value
+            from ..customfields import validate_value
 
             try:
                 validate_value(self, self.default, choices=())
@@ -219,7 +157,7 @@ class Relationship(BaseModel):
         super().clean()
         if not self.key and self.label:
             self.key = key_from_label(self.label)
-        from .relationships import check_definition
+        from ..relationships import check_definition
 
         check_definition(self)
 
@@ -247,7 +185,7 @@ class RelationshipAssociation(BaseModel):
 
     def clean(self):
         super().clean()
-        from .relationships import check_association
+        from ..relationships import check_association
 
         check_association(self)
 
@@ -299,7 +237,7 @@ class ConfigContextSchema(OrganizationalModel):
 
     def clean(self):
         super().clean()
-        from .configcontexts import check_schema
+        from ..configcontexts import check_schema
 
         check_schema(self)
 
@@ -341,7 +279,7 @@ class ConfigContext(BaseModel):
 
     def clean(self):
         super().clean()
-        from .configcontexts import check_context
+        from ..configcontexts import check_context
 
         check_context(self)
 
@@ -359,7 +297,7 @@ BUTTON_CLASSES = [
 
 def check_templates(obj, *fields: str) -> None:
     """Each named field must hold a template that compiles (the message says where it fails)."""
-    from .templating import TemplateFailed, check
+    from ..templating import TemplateFailed, check
 
     errors = {}
     for name in fields:
