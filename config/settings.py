@@ -4,6 +4,8 @@ import os
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlparse
 
+from corsheaders.defaults import default_headers
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "data"))
 
@@ -77,9 +79,19 @@ MAX_PAGE_SIZE = int(os.environ.get("MAX_PAGE_SIZE") or 0) if "MAX_PAGE_SIZE" in 
 STRICT_FILTERING = env_bool("STRICT_FILTERING", True)
 EXEMPT_VIEW_PERMISSIONS = env_list("EXEMPT_VIEW_PERMISSIONS")
 MAX_DEPTH = 10
+# Request limits: a body past this many bytes is a 413; a bulk write of more objects a 400.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BODY_BYTES") or 20 * 1024 * 1024)
+MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
+# GraphQL documents: root fields (aliases included) and the rows their root lists may return.
+GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)
+GRAPHQL_MAX_ROWS = int(os.environ.get("GRAPHQL_MAX_ROWS") or 20_000)
 
 CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS")
 CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", False)
+# Browser clients read these to page, negotiate and send If-Match back.
+CORS_EXPOSE_HEADERS = ["API-Version", "ETag"]
+# If-Match / If-None-Match must pass a preflight.
+CORS_ALLOW_HEADERS = (*default_headers, "if-match", "if-none-match")
 
 INSTALLED_APPS = [
     "django.contrib.auth",

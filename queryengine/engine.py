@@ -14,11 +14,14 @@ from graphql import (
     FieldNode,
     FragmentSpreadNode,
     GraphQLError,
+    GraphQLList,
     InlineFragmentNode,
+    IntValueNode,
     OperationDefinitionNode,
     OperationType,
     ValidationRule,
     execute,
+    get_nullable_type,
     parse,
     specified_rules,
     validate,
@@ -61,7 +64,67 @@ class DepthLimit(ValidationRule):
             self.report_error(GraphQLError(f"Query is nested deeper than {MAX_QUERY_DEPTH} levels.", node))
 
 
-RULES = [*specified_rules, DepthLimit]
+def _root_fields(selection_set, fragments, seen=frozenset()):
+    for node in selection_set.selections:
+        if isinstance(node, FieldNode):
+            yield node
+        elif isinstance(node, InlineFragmentNode):
+            yield from _root_fields(node.selection_set, fragments, seen)
+        elif isinstance(node, FragmentSpreadNode) and node.name.value not in seen:
+            fragment = fragments.get(node.name.value)
+            if fragment is not None:
+                yield from _root_fields(fragment.selection_set, fragments, seen | {node.name.value})
+
+
+def _rows_asked(field: FieldNode) -> int:
+    """The most rows a root list can return: its literal `limit` or the largest page (a
+    variable's value is clamped to that page too); 0 where the page size is unbounded."""
+    largest = settings.MAX_PAGE_SIZE
+    for argument in field.arguments:
+        if argument.name.value == "limit" and isinstance(argument.value, IntValueNode):
+            asked = int(argument.value.value)
+            if asked > 0:
+                return min(asked, largest) if largest else asked
+    return largest
+
+
+class SizeLimit(ValidationRule):
+    """Bound what one document can cost: many aliases of a large list would otherwise make one
+    request hold a worker for seconds."""
+
+    def enter_operation_definition(self, node: OperationDefinitionNode, *_args):
+        fragments = {
+            d.name.value: d
+            for d in self.context.document.definitions
+            if not isinstance(d, OperationDefinitionNode)
+        }
+        roots = list(_root_fields(node.selection_set, fragments))
+        if len(roots) > settings.GRAPHQL_MAX_ROOT_FIELDS:
+            self.report_error(
+                GraphQLError(
+                    f"Query has {len(roots)} root fields (aliases included); "
+                    f"the limit is {settings.GRAPHQL_MAX_ROOT_FIELDS} (GRAPHQL_MAX_ROOT_FIELDS).",
+                    node,
+                )
+            )
+            return
+        root_type = self.context.schema.get_root_type(node.operation)
+        rows = 0
+        for field in roots:
+            definition = root_type.fields.get(field.name.value) if root_type else None
+            if definition is not None and isinstance(get_nullable_type(definition.type), GraphQLList):
+                rows += _rows_asked(field)
+        if rows > settings.GRAPHQL_MAX_ROWS:
+            self.report_error(
+                GraphQLError(
+                    f"Query may return up to {rows} rows from its root lists; the limit is "
+                    f"{settings.GRAPHQL_MAX_ROWS} (GRAPHQL_MAX_ROWS): lower `limit` or split the query.",
+                    node,
+                )
+            )
+
+
+RULES = [*specified_rules, DepthLimit, SizeLimit]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from importlib import metadata
 import django
 import orjson
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import DataError, IntegrityError, OperationalError
 from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.csrf import csrf_exempt
@@ -30,7 +31,7 @@ from queryengine.query import can_view, filters_of, restricted
 from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
 
-from . import exports, versioning
+from . import etags, exports, versioning
 from .auth import AuthenticationFailed, authenticate
 from .options import describe
 from .render import dumps, render
@@ -42,6 +43,8 @@ RESERVED = frozenset(
 NO_CREDENTIALS = "Authentication credentials were not provided."
 DATABASE_UNAVAILABLE = "The database is busy or unavailable; nothing was changed. Try again shortly."
 RETRY_AFTER_SECONDS = "2"
+BODY_TOO_LARGE = "The request body is larger than the {} bytes allowed (MAX_REQUEST_BODY_BYTES)."
+TOO_MANY_OBJECTS = "A bulk request takes at most {} objects (MAX_BULK_OBJECTS); this one has {}."
 WRITE_CONFLICT = "The change conflicts with a concurrent change to the same objects; nothing was changed."
 logger = logging.getLogger(__name__)
 API_APPS = ("circuits", "dcim", "extras", "ipam", "plugins", "tenancy", "users", "virtualization")
@@ -112,6 +115,7 @@ class Endpoint:
                 write_enabled=bool(token and token.write_enabled),
             )
             request.api_version = version
+            request.response_headers = headers
             data, status = getattr(self, method.lower())(request, **kwargs)
         except ApiError as exc:
             data, status = exc.body, exc.status
@@ -125,6 +129,12 @@ class Endpoint:
             data, status = {"detail": exc.detail}, 404
         except Conflict as exc:
             data, status = {"detail": exc.detail}, 409
+        except RequestDataTooBig:
+            data, status = {"detail": BODY_TOO_LARGE.format(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}, 413
+        except etags.PreconditionFailed as exc:
+            data, status = {"detail": etags.STALE}, 412
+            if exc.tag:
+                headers["ETag"] = exc.tag
         except DataError as exc:  # a value the database itself refuses (e.g. its regex dialect)
             data, status = {"detail": f"Invalid value: {str(exc).strip().splitlines()[0]}"}, 400
         except IntegrityError:  # still racing a concurrent writer after the engine's retries
@@ -416,7 +426,16 @@ class DetailEndpoint(Endpoint):
     def get(self, request, key: str):
         require_view(self.resource, request)
         pk = object_pk(request, self.resource, key)
-        return read_object(request, self.resource, pk, parse_depth(request)), 200
+        depth = parse_depth(request)
+        tag = etags.current_tag(self.resource, pk)
+        if etags.not_modified(request, tag):
+            self.visible(request, key)
+            request.response_headers["ETag"] = tag
+            return None, 304
+        found = read_object(request, self.resource, pk, depth)
+        if tag:
+            request.response_headers["ETag"] = tag
+        return found, 200
 
     def options(self, request, key: str):
         require_view(self.resource, request)
@@ -433,14 +452,19 @@ class DetailEndpoint(Endpoint):
         body = json_body(request)
         if not isinstance(body, dict):
             raise not_an_object(body)
-        return write(
-            request, self.resource, "update", {"data": [{**body, "id": str(pk)}], "partial": partial}
-        )[0], 200
+        with etags.matching(request, self.resource, pk):
+            changed = write(
+                request, self.resource, "update", {"data": [{**body, "id": str(pk)}], "partial": partial}
+            )[0]
+        request.response_headers["ETag"] = etags.current_tag(self.resource, pk)
+        return changed, 200
 
     def delete(self, request, key: str):
         if request.body:
             raise detail_error(400, "A DELETE of one object takes no request body.")
-        write(request, self.resource, "delete", {"ids": [str(self.visible(request, key))]})
+        pk = self.visible(request, key)
+        with etags.matching(request, self.resource, pk):
+            write(request, self.resource, "delete", {"ids": [str(pk)]})
         return None, 204
 
     def visible(self, request, key: str) -> uuid.UUID:
@@ -493,9 +517,12 @@ def json_body(request, empty: object = b"null"):
     if content_type != "application/json":
         raise detail_error(415, f'Unsupported media type "{content_type}" in request.')
     try:
-        return orjson.loads(request.body or b"null")
+        body = orjson.loads(request.body or b"null")
     except orjson.JSONDecodeError as exc:
         raise detail_error(400, f"JSON parse error - {exc}") from None
+    if isinstance(body, list) and len(body) > settings.MAX_BULK_OBJECTS:
+        raise detail_error(400, TOO_MANY_OBJECTS.format(settings.MAX_BULK_OBJECTS, len(body)))
+    return body
 
 
 class RootEndpoint(Endpoint):

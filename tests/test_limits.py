@@ -1,0 +1,69 @@
+"""Request limits: GraphQL root fields and rows, body size, bulk length; each a clear 4xx."""
+
+from __future__ import annotations
+
+import orjson
+
+from inventory.tenancy.models import Tenant
+
+from .conftest import send
+
+
+def graphql(api, query: str):
+    response = api.post("/api/graphql/", {"query": query})
+    return response.status_code, orjson.loads(response.content)
+
+
+def test_aliases_past_the_root_field_limit_are_refused(api, sample, settings):
+    settings.GRAPHQL_MAX_ROOT_FIELDS = 5
+    five = " ".join(f"t{i}: tenants(limit: 1) {{ name }}" for i in range(5))
+    status, body = graphql(api, f"{{ {five} }}")
+    assert status == 200 and len(body["data"]) == 5
+    # Fragments count what they expand to.
+    status, body = graphql(api, f"{{ ...more }} fragment more on Query {{ {five} extra: tenants_count }}")
+    assert status == 400
+    assert body["errors"][0]["message"] == (
+        "Query has 6 root fields (aliases included); the limit is 5 (GRAPHQL_MAX_ROOT_FIELDS)."
+    )
+
+
+def test_rows_a_document_may_return_are_bounded(api, sample, settings):
+    settings.GRAPHQL_MAX_ROWS = 2500
+    status, body = graphql(api, "{ a: tenants(limit: 1000) { name } b: tenants(limit: 1000) { name } }")
+    assert status == 200, body
+    # Without a limit a root list may return the largest page (1000).
+    status, body = graphql(
+        api, "{ a: tenants(limit: 1000) { name } b: tenants { name } c: locations { name } }"
+    )
+    assert status == 400
+    assert "may return up to 3000 rows" in body["errors"][0]["message"]
+    assert "GRAPHQL_MAX_ROWS" in body["errors"][0]["message"]
+    # A limit past the largest page is clamped to it, so it costs no more than the page.
+    status, body = graphql(api, "{ a: tenants(limit: 99999) { name } b: tenants(limit: 1500) { name } }")
+    assert status == 200, body
+    # Counts and single objects are not lists.
+    status, body = graphql(
+        api, "{ a: tenants(limit: 1000) { name } b: tenants_count c: tenants(limit: 1000) { id } }"
+    )
+    assert status == 200, body
+
+
+def test_a_body_past_the_size_limit_is_413(api, sample, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2000
+    body = [{"name": f"bulk-{i:04d}", "description": "x" * 40} for i in range(50)]
+    status, answer = send(api, "post", "/api/tenancy/tenants/", body)
+    assert status == 413
+    assert answer == {
+        "detail": "The request body is larger than the 2000 bytes allowed (MAX_REQUEST_BODY_BYTES)."
+    }
+    assert not Tenant.objects.filter(name__startswith="bulk-").exists()
+
+
+def test_a_bulk_write_past_the_length_limit_is_400(api, sample, settings):
+    settings.MAX_BULK_OBJECTS = 3
+    status, answer = send(api, "post", "/api/tenancy/tenants/", [{"name": f"bulk-{i}"} for i in range(4)])
+    assert status == 400
+    assert answer == {"detail": "A bulk request takes at most 3 objects (MAX_BULK_OBJECTS); this one has 4."}
+    assert not Tenant.objects.filter(name__startswith="bulk-").exists()
+    status, answer = send(api, "post", "/api/tenancy/tenants/", [{"name": f"bulk-{i}"} for i in range(3)])
+    assert status == 201 and len(answer) == 3
