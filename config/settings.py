@@ -81,6 +81,21 @@ EXEMPT_VIEW_PERMISSIONS = env_list("EXEMPT_VIEW_PERMISSIONS")
 MAX_DEPTH = 10
 # Request limits: a body past this many bytes is a 413; a bulk write of more objects a 400.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BODY_BYTES") or 20 * 1024 * 1024)
+# Failed sign-ins (token provisioning with a password) allowed per address and per user name
+# within the window before further attempts get 429 with Retry-After.
+SIGNIN_FAILURES_ALLOWED = int(os.environ.get("SIGNIN_FAILURES_ALLOWED") or 5)
+SIGNIN_FAILURE_WINDOW = int(os.environ.get("SIGNIN_FAILURE_WINDOW") or 300)
+# Shared by every server process: a file cache beside the embedded database, or CACHE_URL
+# (redis://host:6379/0) when several machines serve the API.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL
+    else {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(DATA_DIR / "cache"),
+    }
+}
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)

@@ -31,7 +31,7 @@ from queryengine.query import can_view, filters_of, restricted
 from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
 
-from . import etags, exports, versioning
+from . import etags, exports, throttle, versioning
 from .auth import AuthenticationFailed, authenticate
 from .options import describe
 from .render import dumps, render
@@ -129,6 +129,9 @@ class Endpoint:
             data, status = {"detail": exc.detail}, 404
         except Conflict as exc:
             data, status = {"detail": exc.detail}, 409
+        except throttle.Throttled as exc:
+            data, status = {"detail": exc.detail}, 429
+            headers["Retry-After"] = str(exc.retry_after)
         except RequestDataTooBig:
             data, status = {"detail": BODY_TOO_LARGE.format(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}, 413
         except etags.PreconditionFailed as exc:
@@ -626,9 +629,12 @@ class TokenListEndpoint(ListEndpoint):
             return super().post(request)
         from django.contrib.auth import authenticate as check_password
 
+        throttle.check(request, credentials[0])
         user = check_password(request, username=credentials[0], password=credentials[1])
         if user is None or not user.is_active:
+            throttle.failed(request, credentials[0])
             raise detail_error(403, "Invalid username/password.")
+        throttle.succeeded(request, credentials[0])
         request.context = RequestContext(user=user, base_url=request.context.base_url, write_enabled=True)
         body = json_body(request) if request.body else {}
         if not isinstance(body, dict):

@@ -61,3 +61,12 @@ def read_workers_closed(django_db_setup):
     """Concurrent reads keep connections of their own: closed before the test database is dropped."""
     yield
     together.close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Sign-in failure counts (and anything else cached) never carry from one test to the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
