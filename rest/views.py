@@ -12,7 +12,7 @@ import django
 import orjson
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.db import DataError, IntegrityError, OperationalError
+from django.db import DataError, IntegrityError, InternalError, OperationalError
 from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.csrf import csrf_exempt
 from graphql import GraphQLError
@@ -43,6 +43,7 @@ RESERVED = frozenset(
 NO_CREDENTIALS = "Authentication credentials were not provided."
 DATABASE_UNAVAILABLE = "The database is busy or unavailable; nothing was changed. Try again shortly."
 RETRY_AFTER_SECONDS = "2"
+READ_ONLY = "25006"  # PostgreSQL: read_only_sql_transaction (a standby, or a database set read-only)
 BODY_TOO_LARGE = "The request body is larger than the {} bytes allowed (MAX_REQUEST_BODY_BYTES)."
 TOO_MANY_OBJECTS = "A bulk request takes at most {} objects (MAX_BULK_OBJECTS); this one has {}."
 WRITE_CONFLICT = "The change conflicts with a concurrent change to the same objects; nothing was changed."
@@ -142,7 +143,11 @@ class Endpoint:
             data, status = {"detail": f"Invalid value: {str(exc).strip().splitlines()[0]}"}, 400
         except IntegrityError:  # still racing a concurrent writer after the engine's retries
             data, status = {"detail": WRITE_CONFLICT}, 409
-        except OperationalError as exc:  # locked past the busy timeout, or unreachable: nothing written
+        except (OperationalError, InternalError) as exc:
+            # Locked past the busy timeout, unreachable, out of disk or switched to read-only:
+            # nothing was written and a later try may succeed. Other internal errors are bugs.
+            if isinstance(exc, InternalError) and getattr(exc.__cause__, "sqlstate", None) != READ_ONLY:
+                raise
             logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
             data, status = {"detail": DATABASE_UNAVAILABLE}, 503
             headers["Retry-After"] = RETRY_AFTER_SECONDS
