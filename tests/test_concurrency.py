@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlparse
 
 import orjson
@@ -24,6 +26,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = 16
+
+
+class Running(NamedTuple):
+    base: str
+    token: str
+    process: subprocess.Popen
 
 
 def _free_port() -> int:
@@ -91,7 +99,7 @@ def server(tmp_path_factory):
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise RuntimeError("the server did not start") from None
                 time.sleep(0.2)
-        yield base, token
+        yield Running(base, token, process)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -129,7 +137,7 @@ def settled(outcomes: list) -> list:
 
 
 def test_concurrent_creates_all_land(server):
-    base, token = server
+    base, token, _ = server
     outcomes = at_once(
         [
             lambda i=i: call(base, token, "POST", "/api/tenancy/tenants/", {"name": f"tenant-{i}"})
@@ -143,7 +151,7 @@ def test_concurrent_creates_all_land(server):
 
 
 def test_concurrent_allocations_get_distinct_addresses(server):
-    base, token = server
+    base, token, _ = server
     status, _, prefix = call(
         base, token, "POST", "/api/ipam/prefixes/", {"prefix": "198.51.100.0/28", "status": "Active"}
     )
@@ -160,7 +168,7 @@ def test_concurrent_allocations_get_distinct_addresses(server):
 
 def test_concurrent_bulk_writes_are_all_or_none(server):
     """Bulk creates racing each other over the same names: each lands whole or not at all."""
-    base, token = server
+    base, token, _ = server
     batches = [[{"name": f"race-{i}"} for i in range(start, start + 5)] for start in (0, 3, 6, 9)]
     outcomes = at_once([lambda b=b: call(base, token, "POST", "/api/tenancy/tenants/", b) for b in batches])
     settled(outcomes)
@@ -169,3 +177,42 @@ def test_concurrent_bulk_writes_are_all_or_none(server):
     landed = [b for b, o in zip(batches, outcomes, strict=True) if o[0] == 201]
     assert names == {item["name"] for b in landed for item in b}
     assert all(o[0] in (201, 400) for o in outcomes)
+
+
+def _workers(master: subprocess.Popen) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(master.pid)], capture_output=True, text=True)
+    return [int(pid) for pid in found.stdout.split()]
+
+
+def _answering(base: str, token: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if call(base, token, "GET", "/api/status/")[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("the server did not come back")
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.3, 1.0])
+def test_a_worker_killed_during_a_bulk_create_leaves_all_or_nothing(server, delay):
+    """SIGKILL every worker while a 1000-object bulk create runs: either every object landed
+    or none did, and the respawned workers answer normally."""
+    base, token, master = server
+    prefix = f"killed-{int(delay * 1000)}-"
+    batch = [{"name": f"{prefix}{i:04d}"} for i in range(1000)]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(call, base, token, "POST", "/api/tenancy/tenants/", batch)
+        time.sleep(delay)
+        for pid in _workers(master):
+            os.kill(pid, signal.SIGKILL)
+        try:
+            status = pending.result(timeout=120)[0]
+        except OSError:  # the connection died with its worker
+            status = None
+    _answering(base, token)
+    count = call(base, token, "GET", f"/api/tenancy/tenants/?name__isw={prefix}&limit=1")[2]["count"]
+    assert count in (0, 1000), count
+    assert (status == 201) == (count == 1000) or status is None
