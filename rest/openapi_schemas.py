@@ -65,7 +65,7 @@ def schema_name(resource: Resource) -> str:
 
 def scalar_schema(model_field: models.Field) -> dict:
     schema = dict(next((s for cls, s in SCALAR_SCHEMAS if isinstance(model_field, cls)), {"type": "string"}))
-    if schema.get("type") == "string" and getattr(model_field, "max_length", None):
+    if isinstance(model_field, models.CharField) and model_field.max_length:
         schema["maxLength"] = model_field.max_length
     for validator in model_field.validators:
         limit = getattr(validator, "limit_value", None)
