@@ -4,7 +4,7 @@ from django.urls import path, re_path
 
 from queryengine.registry import resource_for, resources
 
-from . import cabling, views
+from . import cabling, docs, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
@@ -61,6 +61,13 @@ def build_urlpatterns() -> list:
         path("", views.RootEndpoint()),
         path("status/", views.StatusEndpoint()),
         path("graphql/", views.GraphQLEndpoint()),
+        path("docs/", docs.PageView("rest/swagger_ui.html")),
+        path("redoc/", docs.PageView("rest/redoc.html")),
+        path("docs/assets/<path:name>", docs.asset),
+        path("swagger/", docs.SchemaView()),
+        path("schema/", docs.SchemaView()),
+        path("swagger.json", docs.SchemaView("json")),
+        path("swagger.yaml", docs.SchemaView("yaml")),
     ]
     extra = connection_endpoints()
     patterns += [path(f"{app}/", views.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]

@@ -589,7 +589,7 @@ class GraphQLEndpoint(Endpoint):
         if request.method == "GET" and response_format_or_json(request) == "html":
             from django.shortcuts import render as render_template
 
-            return render_template(request, "rest/graphiql.html", {})
+            return render_template(request, "rest/graphiql.html", {"assets": "/api/docs/assets/"})
         return super().__call__(request, **kwargs)
 
     def post(self, request):

@@ -1,0 +1,125 @@
+"""The OpenAPI document where clients look for it (as the reference serves it), Swagger UI, ReDoc
+and the files these pages and GraphiQL load, all served by the service itself."""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+from functools import cache
+from pathlib import Path
+
+import orjson
+from django.http import FileResponse, Http404, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import render as render_template
+from django.utils._os import safe_join
+
+from . import openapi, versioning, yamltext
+
+# Asset folders by URL prefix: Swagger UI and ReDoc from an installed package, GraphiQL from the
+# files `bin/fetch-assets` takes from the npm registry at build time.
+_SIDECAR = Path(__import__("drf_spectacular_sidecar").__file__).parent / "static" / "drf_spectacular_sidecar"
+ASSET_ROOTS = {
+    "swagger-ui": _SIDECAR / "swagger-ui-dist",
+    "redoc": _SIDECAR / "redoc" / "bundles",
+    "graphiql": Path(__file__).parent / "assets" / "graphiql",
+}
+ASSETS_URL = "/api/docs/assets/"
+MEDIA_TYPES = {"json": "application/vnd.oai.openapi+json", "yaml": "application/vnd.oai.openapi"}
+
+
+def _version(request) -> str:
+    return versioning.negotiate(request.META.get("HTTP_ACCEPT", ""), request.GET.get("api_version"))
+
+
+def _version_error(exc: versioning.VersionError) -> HttpResponse:
+    return HttpResponse(
+        orjson.dumps({"detail": exc.detail}), status=exc.status, content_type="application/json"
+    )
+
+
+@cache
+def rendered(version: str, fmt: str) -> tuple[bytes, str]:
+    """The document's bytes in one format and their entity tag (built once per process)."""
+    document = openapi.document(version)
+    body = orjson.dumps(document) if fmt == "json" else yamltext.dump(document).encode()
+    return body, f'W/"{hashlib.sha256(body).hexdigest()[:32]}"'
+
+
+class SchemaView:
+    """The document: `fmt` fixed (swagger.json, swagger.yaml) or chosen by ?format=json|yaml."""
+
+    documented = False  # the docs' own routes are not part of the API they describe
+
+    def __init__(self, fmt: str | None = None):
+        self.fmt = fmt
+
+    def __call__(self, request) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            return HttpResponse(status=405, headers={"Allow": "GET, HEAD"})
+        try:
+            version = _version(request)
+        except versioning.VersionError as exc:
+            return _version_error(exc)
+        fmt = self.fmt or {"json": "json", "openapi-json": "json"}.get(request.GET.get("format", ""), "yaml")
+        body, etag = rendered(version, fmt)
+        headers = {"ETag": etag, "API-Version": version, "Vary": "Accept", "Allow": "GET, HEAD"}
+        if request.META.get("HTTP_IF_NONE_MATCH") == etag:
+            return HttpResponse(status=304, headers=headers)
+        headers["Content-Disposition"] = f'inline; filename="NetInventory API ({version}).{fmt}"'
+        response = HttpResponse(body, content_type=MEDIA_TYPES[fmt], headers=headers)
+        if request.method == "HEAD":
+            response["Content-Length"] = str(len(body))
+            response.content = b""
+        return response
+
+
+class PageView:
+    """An HTML page over the document (Swagger UI or ReDoc) for the version asked for."""
+
+    documented = False
+
+    def __init__(self, template: str):
+        self.template = template
+
+    def __call__(self, request) -> HttpResponse:
+        if request.GET.get("format") == "openapi":
+            # Older clients (pynautobot's openapi(), the Ansible inventory) read the document here;
+            # the reference redirects them to the JSON document, keeping the version asked for.
+            query = request.GET.copy()
+            query.pop("format")
+            suffix = f"?{query.urlencode()}" if query else ""
+            return HttpResponsePermanentRedirect(f"/api/swagger.json{suffix}")
+        try:
+            version = _version(request)
+        except versioning.VersionError as exc:
+            return _version_error(exc)
+        context = {
+            "assets": ASSETS_URL,
+            "schema_url": f"/api/swagger.json?api_version={version}",
+            "version": version,
+            "versions": versioning.SUPPORTED,
+        }
+        response = render_template(request, self.template, context)
+        response["API-Version"] = version
+        return response
+
+
+def asset(request, name: str) -> FileResponse:
+    """A file of Swagger UI, ReDoc or GraphiQL, cacheable for a day."""
+    prefix, _, rest = name.partition("/")
+    root = ASSET_ROOTS.get(prefix)
+    if root is None or not rest:
+        raise Http404("Not found.")
+    try:
+        path = Path(safe_join(root, rest))
+    except Exception:
+        raise Http404("Not found.") from None
+    if not path.is_file():
+        raise Http404("Not found.")
+    media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    response = FileResponse(path.open("rb"), content_type=media_type)
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+asset.documented = False

@@ -1,0 +1,506 @@
+"""OpenAPI 3.0 documents of the API, one per version, derived from the registry and the routes.
+
+Paths come from walking the URL patterns, so every route the server answers is described, and
+each endpoint's operations from its class. Object schemas come from the resource's fields (the
+same introspection the GraphQL types, filters and OPTIONS use), parameters from its filters, and
+the version rows of `versioning.CHANGES` decide which parameters a version accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import metadata
+
+from django.urls import URLPattern
+
+from queryengine.filters import (
+    CUSTOM_FIELD_FILTER,
+    parse_bool,
+    parse_date_value,
+    parse_datetime_value,
+    parse_decimal,
+    parse_int,
+    parse_uuid,
+)
+from queryengine.query import filters_of, sortable_fields
+from queryengine.registry import Resource, resources
+
+from . import versioning
+from .openapi_schemas import component_schemas, nullable, paginated, ref, schema_name, write_schema
+
+OPENAPI_VERSION = "3.0.3"
+
+# What each lookup suffix of a filter means (spec §4.5).
+LOOKUP_MEANINGS = {
+    "": "equal to (repeat for OR)",
+    "n": "not equal to",
+    "ic": "contains, case-insensitive",
+    "nic": "does not contain, case-insensitive",
+    "isw": "starts with, case-insensitive",
+    "nisw": "does not start with, case-insensitive",
+    "iew": "ends with, case-insensitive",
+    "niew": "does not end with, case-insensitive",
+    "ie": "equal to, case-insensitive",
+    "nie": "not equal to, case-insensitive",
+    "re": "matches the regular expression",
+    "nre": "does not match the regular expression",
+    "ire": "matches the regular expression, case-insensitive",
+    "nire": "does not match the regular expression, case-insensitive",
+    "lt": "less than",
+    "lte": "less than or equal to",
+    "gt": "greater than",
+    "gte": "greater than or equal to",
+    "isnull": "is (true) or is not (false) empty",
+}
+PARSED_TYPES = {
+    parse_bool: {"type": "boolean"},
+    parse_int: {"type": "integer"},
+    parse_decimal: {"type": "number"},
+    parse_uuid: {"type": "string", "format": "uuid"},
+    parse_datetime_value: {"type": "string", "format": "date-time"},
+    parse_date_value: {"type": "string", "format": "date"},
+}
+# ---------------------------------------------------------------------------- parameters
+
+
+def query(
+    name: str, schema: dict, description: str = "", required: bool = False, repeat: bool = False
+) -> dict:
+    parameter = {"in": "query", "name": name, "schema": schema}
+    if repeat:
+        parameter.update(schema={"type": "array", "items": schema}, explode=True, style="form")
+    if description:
+        parameter["description"] = description
+    if required:
+        parameter["required"] = True
+    return parameter
+
+
+def filter_item_schema(resource: Resource, f) -> dict:
+    if f.lookup == "isnull":
+        return {"type": "boolean"}
+    if f.kind == "related":
+        return {"type": "string", "description": "id or natural key"}
+    if f.kind == "tags":
+        return {"type": "string", "description": "tag name or id"}
+    if f.parse in PARSED_TYPES:
+        return dict(PARSED_TYPES[f.parse])
+    if getattr(f.parse, "__name__", "") == "parse_choice":
+        model_field = resource.model._meta.get_field(f.path)
+        return {"type": "string", "enum": [str(value) for value, _ in model_field.flatchoices]}
+    return {"type": "string"}
+
+
+def filter_parameters(resource: Resource) -> list[dict]:
+    found = []
+    for name, f in filters_of(resource).items():
+        if name == CUSTOM_FIELD_FILTER:
+            continue
+        suffix = name.rsplit("__", 1)[1] if "__" in name else ""
+        if f.kind == "search":
+            description = "free-text search"
+        elif f.kind == "custom":
+            description = "filter"
+        else:
+            description = LOOKUP_MEANINGS.get(suffix, LOOKUP_MEANINGS[""])
+        found.append(query(name, filter_item_schema(resource, f), description, repeat=True))
+    return found
+
+
+def shared_parameters(version: str) -> dict:
+    """Parameters many operations take, written once under components/parameters."""
+    found = {
+        "api_version": query(
+            "api_version", {"type": "string", "enum": list(versioning.SUPPORTED)}, "API version"
+        ),
+        "format": query(
+            "format", {"type": "string", "enum": ["json", "api"]}, "json, or api for a readable page"
+        ),
+        "limit": query(
+            "limit", {"type": "integer", "minimum": 0}, "page size (0: every object, up to the maximum)"
+        ),
+        "offset": query("offset", {"type": "integer", "minimum": 0}, "position of the first object"),
+        "depth": query(
+            "depth",
+            {"type": "integer", "minimum": 0, "maximum": 10, "default": 0},
+            "nesting depth of related objects",
+        ),
+    }
+    if versioning.has(version, "exclude_m2m_parameter"):
+        default = versioning.has(version, "exclude_m2m_by_default")
+        found["exclude_m2m"] = query(
+            "exclude_m2m", {"type": "boolean", "default": default}, "leave out many-to-many fields"
+        )
+    return found
+
+
+def shared(name: str) -> dict:
+    return {"$ref": f"#/components/parameters/{name}"}
+
+
+def version_parameters() -> list[dict]:
+    return [shared("api_version"), shared("format")]
+
+
+def shape_parameters(resource: Resource, version: str) -> list[dict]:
+    """How a read shows objects: depth, include= values, many-to-many fields."""
+    found = [shared("depth")]
+    if resource.included:
+        found.append(
+            query(
+                "include", {"type": "string", "enum": sorted(resource.included)}, "add a value", repeat=True
+            )
+        )
+    if versioning.has(version, "exclude_m2m_parameter"):
+        found.append(shared("exclude_m2m"))
+    return found
+
+
+def paging_parameters() -> list[dict]:
+    return [shared("limit"), shared("offset")]
+
+
+def list_parameters(resource: Resource, version: str) -> list[dict]:
+    fields = sortable_fields(resource)
+    sort = {"type": "string", "enum": [*fields, *(f"-{f}" for f in fields)]}
+    return [
+        *paging_parameters(),
+        query("sort", sort, "order by a field, '-' for descending", repeat=True),
+        query("export", {"type": "string"}, "render the list with the export template of this name"),
+        *shape_parameters(resource, version),
+        *filter_parameters(resource),
+    ]
+
+
+# ---------------------------------------------------------------------------- operations
+
+ERROR_RESPONSES = {"400": "Invalid input", "403": "Not permitted", "404": "Not found"}
+ERRORS = {status: {"$ref": f"#/components/responses/{status}"} for status in ERROR_RESPONSES}
+
+
+def json_content(schema: dict) -> dict:
+    return {"application/json": {"schema": schema}}
+
+
+def response(status: int, schema: dict | None, description: str = "") -> dict:
+    body = {"description": description or ("No content" if schema is None else "Success")}
+    if schema is not None:
+        body["content"] = json_content(schema)
+    return {str(status): body, **ERRORS}
+
+
+def operation(op_id: str, tag: str, description: str, responses: dict, parameters=(), body=None) -> dict:
+    found = {"operationId": op_id, "tags": [tag], "description": description, "responses": responses}
+    if parameters:
+        found["parameters"] = list(parameters)
+    if body is not None:
+        found["requestBody"] = {"required": True, "content": json_content(body)}
+    return found
+
+
+def one_or_many(schema: dict) -> dict:
+    return {"anyOf": [schema, {"type": "array", "items": schema}]}
+
+
+def list_operations(resource: Resource, version: str, op: str, tag: str) -> dict:
+    name, plural = schema_name(resource), resource.model._meta.verbose_name_plural
+    bulk = {"type": "array", "items": ref(f"Bulk{name}Request")}
+    many = {"type": "array", "items": ref(name)}
+    return {
+        "get": operation(
+            f"{op}_list",
+            tag,
+            f"Retrieve a list of {plural}. Repeat a filter for OR; custom fields filter as "
+            "cf_<key>[__<lookup>].",
+            response(200, ref(f"Paginated{name}List")),
+            list_parameters(resource, version),
+        ),
+        "post": operation(
+            f"{op}_create",
+            tag,
+            f"Create one {resource.model._meta.verbose_name} or, given an array, several (all or none).",
+            response(201, one_or_many(ref(name))),
+            body=one_or_many(ref(f"{name}Request")),
+        ),
+        "put": operation(
+            f"{op}_bulk_update", tag, f"Replace several {plural}.", response(200, many), body=bulk
+        ),
+        "patch": operation(
+            f"{op}_bulk_partial_update", tag, f"Change several {plural}.", response(200, many), body=bulk
+        ),
+        "delete": operation(
+            f"{op}_bulk_destroy",
+            tag,
+            f"Delete several {plural}.",
+            response(204, None),
+            body=ref("BulkDelete"),
+        ),
+    }
+
+
+def detail_operations(resource: Resource, version: str, op: str, tag: str) -> dict:
+    name, single = schema_name(resource), resource.model._meta.verbose_name
+    return {
+        "parameters": [ID],
+        "get": operation(
+            f"{op}_retrieve",
+            tag,
+            f"Retrieve a {single}.",
+            response(200, ref(name)),
+            shape_parameters(resource, version),
+        ),
+        "put": operation(
+            f"{op}_update", tag, f"Replace a {single}.", response(200, ref(name)), body=ref(f"{name}Request")
+        ),
+        "patch": operation(
+            f"{op}_partial_update",
+            tag,
+            f"Change a {single}.",
+            response(200, ref(name)),
+            body=ref(f"Patched{name}Request"),
+        ),
+        "delete": operation(f"{op}_destroy", tag, f"Delete a {single}.", response(204, None)),
+    }
+
+
+ID = {
+    "in": "path",
+    "name": "id",
+    "required": True,
+    "schema": {"type": "string"},
+    "description": "UUID or natural key",
+}
+ANY_OBJECT = {"type": "object", "additionalProperties": True}
+
+
+def notes_operations(endpoint, version: str, op: str, tag: str) -> dict:
+    notes = endpoint.notes
+    body = write_schema(notes, partial=False)
+    assigned = {"assigned_object_type", "assigned_object_id"}
+    body["properties"] = {k: v for k, v in body["properties"].items() if k not in assigned}
+    body["required"] = [k for k in body.get("required", []) if k not in assigned]
+    return {
+        "parameters": [ID],
+        "get": operation(
+            f"{op}_notes_list",
+            tag,
+            "The notes on this object.",
+            response(200, ref(f"Paginated{schema_name(notes)}List")),
+            [*paging_parameters(), *shape_parameters(notes, version)],
+        ),
+        "post": operation(
+            f"{op}_notes_create",
+            tag,
+            "Add a note to this object.",
+            response(201, ref(schema_name(notes))),
+            body=body,
+        ),
+    }
+
+
+def endpoint_operations(endpoint, version: str, route: str) -> dict:
+    """The operations of one routed endpoint, by its kind."""
+    from . import cabling, views
+
+    tag = route.split("/", 1)[0] or "api"
+    op = re.sub(r"[^a-z0-9]+", "_", route.replace("<str:key>", "")).strip("_") or "api_root"
+    if isinstance(endpoint, views.ListEndpoint):
+        found = list_operations(endpoint.resource, version, op, tag)
+        if isinstance(endpoint, views.TokenListEndpoint):
+            found["post"]["security"] = [{"basicAuth": []}, {"tokenAuth": []}, {"cookieAuth": []}]
+            found["post"]["description"] += (
+                " With HTTP basic credentials and no body: a new token for that user."
+            )
+        return found
+    if isinstance(endpoint, views.DetailEndpoint):
+        return detail_operations(endpoint.resource, version, op, tag)
+    if isinstance(endpoint, views.NotesEndpoint):
+        return notes_operations(endpoint, version, op.removesuffix("_notes"), tag)
+    if isinstance(endpoint, views.AvailableEndpoint):
+        created = ref(schema_name(endpoint.created))
+        parameters = [query("limit", {"type": "integer", "minimum": 0})] if endpoint.limit else []
+        return {
+            "parameters": [ID],
+            "get": operation(
+                f"{op}_list",
+                tag,
+                "Free space in this prefix.",
+                response(200, {"type": "array", "items": ANY_OBJECT}),
+                parameters,
+            ),
+            "post": operation(
+                f"{op}_create",
+                tag,
+                "Allocate one (an object) or several (an array) atomically.",
+                response(201, one_or_many(created)),
+                body=one_or_many(ANY_OBJECT),
+            ),
+        }
+    if isinstance(endpoint, views.ObjectListEndpoint):
+        parameters = [*paging_parameters(), *(query(name, {"type": "string"}) for name in endpoint.arguments)]
+        return {
+            "parameters": [ID],
+            "get": operation(
+                f"{op}_list",
+                tag,
+                "A list computed for this object.",
+                response(200, paginated(ANY_OBJECT)),
+                parameters,
+            ),
+        }
+    if isinstance(endpoint, cabling.PathsEndpoint):
+        return {
+            "parameters": [ID],
+            "get": operation(
+                op,
+                tag,
+                "The cable paths crossing this port.",
+                response(200, {"type": "array", "items": ANY_OBJECT}),
+            ),
+        }
+    if isinstance(endpoint, cabling.TraceEndpoint):
+        hop = {"type": "array", "items": nullable(ANY_OBJECT)}
+        return {
+            "parameters": [ID],
+            "get": operation(
+                op,
+                tag,
+                "Each cable of the path with its ends.",
+                response(200, {"type": "array", "items": hop}),
+            ),
+        }
+    if isinstance(endpoint, cabling.ConnectionListEndpoint):
+        filters = [query(n, {"type": "string"}, repeat=True) for n in (*cabling.CONNECTION_FILTERS, "name")]
+        page = ref(f"Paginated{schema_name(endpoint.resource)}List")
+        return {
+            "get": operation(
+                f"{op}_list",
+                tag,
+                "The connected ports.",
+                response(200, page),
+                [
+                    *paging_parameters(),
+                    shared("depth"),
+                    *filters,
+                ],
+            )
+        }
+    if isinstance(endpoint, cabling.InterfaceConnectionsEndpoint):
+        filters = [query(n, {"type": "string"}, repeat=True) for n in cabling.CONNECTION_FILTERS]
+        return {
+            "get": operation(
+                f"{op}_list",
+                tag,
+                "Each path joining two interfaces, once.",
+                response(200, paginated(ANY_OBJECT)),
+                [
+                    *paging_parameters(),
+                    shared("depth"),
+                    *filters,
+                ],
+            )
+        }
+    if isinstance(endpoint, cabling.ConnectedDeviceEndpoint):
+        parameters = [
+            query("peer_device", {"type": "string"}, "the device's name", required=True),
+            query("peer_interface", {"type": "string"}, "the interface's name", required=True),
+            shared("depth"),
+        ]
+        return {
+            "get": operation(
+                op,
+                tag,
+                "The device at the far end of an interface's cable path.",
+                response(200, ref(schema_name(endpoint.devices))),
+                parameters,
+            )
+        }
+    if isinstance(endpoint, views.GraphQLEndpoint):
+        body = {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "variables": ANY_OBJECT,
+                "operationName": {"type": "string"},
+            },
+            "required": ["query"],
+        }
+        return {
+            "post": operation(
+                "graphql",
+                "graphql",
+                "Run a GraphQL document (a browser's GET shows GraphiQL).",
+                response(200, ANY_OBJECT),
+                body=body,
+            )
+        }
+    methods = getattr(endpoint, "methods", ("GET",))
+    description = (type(endpoint).__doc__ or route or "The API root").strip().splitlines()[0]
+    return {
+        m.lower(): operation(f"{op}_{m.lower()}", tag, description, response(200, ANY_OBJECT))
+        for m in methods
+    }
+
+
+def routed_endpoints() -> list[tuple[str, object]]:
+    """(OpenAPI path, endpoint) of every API route; catch-all patterns and the docs themselves left out."""
+    from . import urls
+
+    found = []
+    for pattern in urls.urlpatterns:
+        if not isinstance(pattern, URLPattern) or not hasattr(pattern.pattern, "_route"):
+            continue
+        route = pattern.pattern._route
+        if getattr(pattern.callback, "documented", True) is False:
+            continue
+        found.append((route, pattern.callback))
+    return found
+
+
+@cache
+def document(version: str) -> dict:
+    """The OpenAPI document of one API version (built once per process)."""
+    resource_list = resources()
+    paths = {}
+    for route, endpoint in routed_endpoints():
+        operations = endpoint_operations(endpoint, version, route)
+        shared = version_parameters()
+        for key, value in operations.items():
+            if key != "parameters":
+                value["parameters"] = [*value.get("parameters", ()), *shared]
+        paths["/" + route.replace("<str:key>", "{id}")] = operations
+    try:
+        release = metadata.version("netinventory")
+    except metadata.PackageNotFoundError:
+        release = "0.1.0"
+    return {
+        "openapi": OPENAPI_VERSION,
+        "info": {
+            "title": "NetInventory API",
+            "version": f"{release} ({version})",
+            "description": "Network source of truth: locations, devices, IP space, circuits and more. "
+            f"This document describes API version {version}; ask for another with ?api_version=.",
+        },
+        "servers": [{"url": "/api"}],
+        "paths": paths,
+        "components": {
+            "schemas": component_schemas(resource_list),
+            "parameters": shared_parameters(version),
+            "responses": {
+                status: {"description": meaning, "content": json_content(ref("Error"))}
+                for status, meaning in ERROR_RESPONSES.items()
+            },
+            "securitySchemes": {
+                "tokenAuth": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "`Token <40 hexadecimal characters>`",
+                },
+                "cookieAuth": {"type": "apiKey", "in": "cookie", "name": "sessionid"},
+                "basicAuth": {"type": "http", "scheme": "basic"},
+            },
+        },
+        "security": [{"tokenAuth": []}, {"cookieAuth": []}],
+    }

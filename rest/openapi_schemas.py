@@ -1,0 +1,279 @@
+"""OpenAPI schemas of the objects a resource reads and writes, from its registry fields."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from queryengine.documents import many_to_many_fields
+from queryengine.registry import (
+    COMPUTED,
+    CONTENT_TYPE,
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    GENERIC,
+    INCLUDED,
+    MANY_TO_MANY,
+    REVERSE,
+    SCALAR,
+    Resource,
+    resource_by_object_type,
+    resource_for,
+)
+from queryengine.writes import writable_fields
+
+REF = "#/components/schemas/"
+NULL = {"enum": [None]}  # OpenAPI 3.0 has no null type: a composed schema admits null through this
+
+# model field class -> schema; the first match wins, so subclasses come first
+SCALAR_SCHEMAS = [
+    (models.BooleanField, {"type": "boolean"}),
+    (models.UUIDField, {"type": "string", "format": "uuid"}),
+    (models.DateTimeField, {"type": "string", "format": "date-time"}),
+    (models.DateField, {"type": "string", "format": "date"}),
+    (models.DecimalField, {"type": "number"}),
+    (models.FloatField, {"type": "number"}),
+    (models.BigIntegerField, {"type": "integer", "format": "int64"}),
+    (models.IntegerField, {"type": "integer"}),
+    (models.JSONField, {}),
+    (models.URLField, {"type": "string", "format": "uri"}),
+    (models.EmailField, {"type": "string", "format": "email"}),
+    (models.CharField, {"type": "string"}),
+    (models.TextField, {"type": "string"}),
+]
+
+
+def ref(name: str) -> dict:
+    return {"$ref": f"{REF}{name}"}
+
+
+def nullable(schema: dict) -> dict:
+    if "type" in schema:
+        return {**schema, "nullable": True}
+    if not schema:  # any JSON value, null included
+        return schema
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], NULL]}
+    return {"anyOf": [schema, NULL]}
+
+
+def schema_name(resource: Resource) -> str:
+    return resource.model.__name__
+
+
+# ---------------------------------------------------------------------------- object schemas
+
+
+def scalar_schema(model_field: models.Field) -> dict:
+    schema = dict(next((s for cls, s in SCALAR_SCHEMAS if isinstance(model_field, cls)), {"type": "string"}))
+    if isinstance(model_field, models.CharField) and model_field.max_length:
+        schema["maxLength"] = model_field.max_length
+    for validator in model_field.validators:
+        limit = getattr(validator, "limit_value", None)
+        if type(validator).__name__ == "MinValueValidator" and isinstance(limit, int | float):
+            schema["minimum"] = limit
+        elif type(validator).__name__ == "MaxValueValidator" and isinstance(limit, int | float):
+            schema["maximum"] = limit
+    if model_field.choices:
+        values = [value for value, _ in model_field.flatchoices]
+        schema = {"type": "integer" if all(isinstance(v, int) for v in values) else "string", "enum": values}
+    if model_field.help_text:
+        schema["description"] = str(model_field.help_text)
+    return schema
+
+
+def choice_read_schema(spec) -> dict:
+    """A choice field reads as {value, label} (null when empty) and is written by value."""
+    value = scalar_schema(spec.model_field)
+    value.pop("description", None)
+    return nullable(
+        {
+            "type": "object",
+            "properties": {
+                "value": value,
+                "label": {"type": "string", "enum": sorted(set(spec.choices.values()))},
+            },
+            "required": ["value", "label"],
+        }
+    )
+
+
+def related_read_schema(target: Resource, nested: bool) -> dict:
+    """A related object: a reference at depth 0, the object itself from depth 1."""
+    return (
+        {"anyOf": [ref("ObjectReference"), ref(f"{schema_name(target)}Nested")]}
+        if nested
+        else ref("ObjectReference")
+    )
+
+
+def generic_read_schema(spec, top: bool) -> dict:
+    targets = [t for t in map(resource_by_object_type, spec.targets) if t is not None] if top else []
+    if not targets:
+        return nullable(ref("ObjectReference"))
+    return nullable({"anyOf": [ref("ObjectReference"), *(ref(f"{schema_name(t)}Nested") for t in targets)]})
+
+
+def read_schema(resource: Resource, top: bool) -> dict:
+    """What a GET shows of an object (`top`) or of one nested in another (no lists, no counts)."""
+    properties = {
+        "id": {"type": "string", "format": "uuid", "readOnly": True},
+        "object_type": {"type": "string", "readOnly": True, "example": resource.object_type},
+        "display": {"type": "string", "readOnly": True, "description": "Human friendly display value"},
+        "url": {"type": "string", "format": "uri", "readOnly": True},
+    }
+    required = list(properties)
+    if top:
+        for name in resource.derived:
+            properties[name] = {"type": "integer", "readOnly": True}
+            required.append(name)
+    optional_lists = set(many_to_many_fields(resource))
+    for spec in resource.fields:
+        schema = field_read_schema(resource, spec, top)
+        if schema is None:
+            continue
+        properties[spec.name] = schema
+        if spec.kind != INCLUDED and spec.name not in optional_lists:
+            required.append(spec.name)
+    for name in resource.timestamps:
+        properties[name] = nullable({"type": "string", "format": "date-time", "readOnly": True})
+        required.append(name)
+    if resource.has_notes:
+        properties["notes_url"] = {"type": "string", "format": "uri", "readOnly": True}
+        required.append("notes_url")
+    if resource.has_custom_fields:
+        properties["custom_fields"] = {"type": "object", "additionalProperties": True}
+        required.append("custom_fields")
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def field_read_schema(resource: Resource, spec, top: bool) -> dict | None:
+    nested = resource_for(spec.target) if spec.target is not None else None
+    if spec.kind == SCALAR:
+        if spec.choices is not None:
+            return choice_read_schema(spec)
+        schema = scalar_schema(spec.model_field)
+        return nullable(schema) if spec.model_field.null else schema
+    if spec.kind == COMPUTED:
+        output = {"string": {"type": "string"}, "integer": {"type": "integer"}, "object": {}}
+        return nullable(output[spec.computed.output])
+    if spec.kind == CONTENT_TYPE:
+        schema = {"type": "string", "description": "<app_label>.<model>", "example": "dcim.device"}
+        return nullable(schema) if spec.nullable else schema
+    if spec.kind == GENERIC:
+        return generic_read_schema(spec, top)
+    if spec.kind == FOREIGN_KEY:
+        if nested is None:
+            return None
+        schema = related_read_schema(nested, nested=True)
+        return nullable(schema) if spec.nullable else schema
+    if not top:
+        return None
+    if spec.kind == CONTENT_TYPES:
+        return {"type": "array", "items": {"type": "string", "example": "dcim.device"}}
+    if spec.kind in (MANY_TO_MANY, REVERSE) and nested is not None:
+        return {"type": "array", "items": related_read_schema(nested, nested=True)}
+    if spec.kind == INCLUDED:
+        return {
+            "type": "object",
+            "additionalProperties": True,
+            "description": f"Shown with include={spec.name}",
+        }
+    return None
+
+
+RELATED_WRITE = {
+    "anyOf": [
+        {"type": "string", "format": "uuid", "description": "the object's id"},
+        {"type": "string", "description": "the object's natural key (a name)"},
+        {
+            "type": "object",
+            "additionalProperties": True,
+            "description": "attributes matching exactly one object",
+        },
+    ]
+}
+
+
+def write_schema(resource: Resource, partial: bool) -> dict:
+    """What a POST or PUT (`partial` False: required fields required) or a PATCH accepts."""
+    properties = {"id": {"type": "string", "format": "uuid"}}
+    required = []
+    for field in writable_fields(resource):
+        if field.kind == COMPUTED:
+            schema = {"type": "string"}
+        elif field.kind in (FOREIGN_KEY,):
+            schema = RELATED_WRITE
+        elif field.kind == MANY_TO_MANY:
+            schema = {"type": "array", "items": RELATED_WRITE}
+        elif field.kind == CONTENT_TYPE:
+            schema = {"type": "string", "description": "<app_label>.<model>", "example": "dcim.device"}
+        elif field.kind == CONTENT_TYPES:
+            schema = {"type": "array", "items": {"type": "string", "example": "dcim.device"}}
+        else:
+            schema = scalar_schema(field.model_field)
+        if field.model_field is not None and field.model_field.null:
+            schema = nullable(schema)
+        properties[field.name] = schema
+        if field.required and not partial:
+            required.append(field.name)
+    for name, included in resource.included.items():
+        if included.write is not None:
+            properties[name] = {"type": "object", "additionalProperties": True}
+    if resource.has_custom_fields:
+        properties["custom_fields"] = {"type": "object", "additionalProperties": True}
+    schema = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def component_schemas(resource_list: list[Resource]) -> dict:
+    schemas = {
+        "ObjectReference": {
+            "type": "object",
+            "description": "A related object at depth 0",
+            "properties": {
+                "id": {"type": "string", "format": "uuid"},
+                "object_type": {"type": "string", "example": "dcim.location"},
+                "url": {"type": "string", "format": "uri"},
+            },
+            "required": ["id", "object_type", "url"],
+        },
+        "Error": {
+            "type": "object",
+            "description": "{detail} or {field: [messages]} (a list of those for a bulk write)",
+            "additionalProperties": True,
+        },
+        "BulkDelete": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string", "format": "uuid"}},
+                "required": ["id"],
+            },
+        },
+    }
+    for resource in resource_list:
+        name = schema_name(resource)
+        schemas[name] = read_schema(resource, top=True)
+        schemas[f"{name}Nested"] = read_schema(resource, top=False)
+        schemas[f"{name}Request"] = write_schema(resource, partial=False)
+        schemas[f"Patched{name}Request"] = write_schema(resource, partial=True)
+        schemas[f"Bulk{name}Request"] = {
+            "allOf": [ref(f"Patched{name}Request"), {"type": "object", "required": ["id"]}]
+        }
+        schemas[f"Paginated{name}List"] = paginated(ref(name))
+    return schemas
+
+
+def paginated(item: dict) -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer", "example": 123},
+            "next": {"type": "string", "format": "uri", "nullable": True},
+            "previous": {"type": "string", "format": "uri", "nullable": True},
+            "results": {"type": "array", "items": item},
+        },
+        "required": ["count", "next", "previous", "results"],
+    }

@@ -1,0 +1,177 @@
+"""The OpenAPI documents and the documentation pages, through the HTTP stack."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import orjson
+import pytest
+import yaml
+from django.test import Client
+from openapi_schema_validator import OAS30Validator
+from openapi_spec_validator import validate
+
+from queryengine.filters import CUSTOM_FIELD_FILTER
+from queryengine.query import filters_of
+from queryengine.registry import resources
+from rest import openapi, versioning
+
+RESOURCES = resources()
+
+
+def fetch(path: str, **headers) -> tuple[int, dict | None]:
+    response = Client().get(path, **headers)
+    return response.status_code, orjson.loads(response.content) if response.status_code == 200 else None
+
+
+@pytest.fixture(scope="module")
+def documents() -> dict[str, dict]:
+    return {version: openapi.document(version) for version in versioning.SUPPORTED}
+
+
+def test_default_version_document_is_valid_openapi(db):
+    status, document = fetch("/api/swagger.json")
+    assert status == 200
+    assert document["openapi"].startswith("3.0")
+    assert document["info"]["version"].endswith(f"({versioning.DEFAULT})")
+    validate(document)
+
+
+def test_every_version_is_served_and_differs_by_its_changes(db, documents):
+    for version in versioning.SUPPORTED:
+        status, document = fetch("/api/swagger.json", QUERY_STRING=f"api_version={version}")
+        assert status == 200 and document == orjson.loads(orjson.dumps(documents[version]))
+        has_parameter = "exclude_m2m" in document["components"]["parameters"]
+        assert has_parameter == versioning.has(version, "exclude_m2m_parameter"), version
+    status, _ = fetch("/api/swagger.json", QUERY_STRING="api_version=9.9")
+    assert status == 404
+
+
+def test_every_registered_model_and_filter_is_documented(documents):
+    for version, document in documents.items():
+        paths, schemas = document["paths"], document["components"]["schemas"]
+        for resource in RESOURCES:
+            listing, detail = paths.get(f"/{resource.route}/"), paths.get(f"/{resource.route}/{{id}}/")
+            assert listing and detail, (version, resource.route)
+            assert set(listing) >= {"get", "post", "put", "patch", "delete"}
+            assert set(detail) >= {"get", "put", "patch", "delete"}
+            documented = {p.get("name") for p in listing["get"]["parameters"]}
+            missing = set(filters_of(resource)) - {CUSTOM_FIELD_FILTER} - documented
+            assert not missing, (version, resource.route, sorted(missing))
+            name = resource.model.__name__
+            assert {name, f"{name}Nested", f"{name}Request", f"Patched{name}Request"} <= set(schemas)
+
+
+def test_every_route_is_documented(documents):
+    document = documents[versioning.DEFAULT]
+    routed = {"/" + route.replace("<str:key>", "{id}") for route, _ in openapi.routed_endpoints()}
+    assert routed == set(document["paths"])
+    assert {"/dcim/racks/{id}/elevation/", "/ipam/prefixes/{id}/available-ips/", "/graphql/"} <= routed
+    assert not any("swagger" in path or path.startswith("/docs") for path in routed)
+
+
+def test_document_is_built_quickly_and_once(db):
+    openapi.document.cache_clear()
+    openapi.document(versioning.DEFAULT)  # the registry's own caches warm here
+    timings = {}
+    for version in versioning.SUPPORTED:
+        openapi.document.cache_clear()
+        started = time.perf_counter()
+        openapi.document(version)
+        timings[version] = time.perf_counter() - started
+    assert max(timings.values()) < 2, timings  # generous on a shared machine; ~0.1 s measured
+    assert openapi.document(versioning.DEFAULT) is openapi.document(versioning.DEFAULT)
+
+
+def test_yaml_and_json_documents_agree(db):
+    client = Client()
+    as_json = orjson.loads(client.get("/api/swagger.json", {"api_version": "2.4"}).content)
+    response = client.get("/api/swagger.yaml", {"api_version": "2.4"})
+    assert response["Content-Type"] == "application/vnd.oai.openapi"
+    assert yaml.load(response.content, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) == as_json
+    assert (
+        client.get("/api/swagger/").content
+        == client.get("/api/schema/").content
+        == (client.get("/api/swagger.yaml").content)
+    )
+    assert orjson.loads(client.get("/api/schema/", {"format": "json"}).content)["paths"]
+    etag = response["ETag"]
+    again = client.get("/api/swagger.yaml", {"api_version": "2.4"}, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304
+
+
+def test_docs_format_openapi_redirects_to_the_json_document(db):
+    """Where pynautobot's openapi() and the Ansible inventory look, as the reference answers."""
+    client = Client()
+    response = client.get("/api/docs/", {"format": "openapi", "api_version": "2.1"})
+    assert response.status_code == 301
+    assert response["Location"] == "/api/swagger.json?api_version=2.1"
+    followed = client.get("/api/docs/", {"format": "openapi"}, follow=True)
+    assert followed.status_code == 200
+    assert orjson.loads(followed.content)["info"]["version"].endswith(f"({versioning.DEFAULT})")
+
+
+@pytest.mark.parametrize("path", ["/api/docs/", "/api/docs/?api_version=2.2", "/api/redoc/", "/api/graphql/"])
+def test_pages_load_every_asset_from_the_service(db, path):
+    client = Client()
+    page = client.get(path, HTTP_ACCEPT="text/html")
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+    html = page.content.decode()
+    assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", html, re.IGNORECASE), "external host"
+    assets = re.findall(r'(?:src|href)="([^"?#]+\.(?:js|css|png))"', html)
+    assert assets
+    for asset in assets:
+        response = client.get(asset)
+        assert response.status_code == 200, asset
+        assert b"".join(response.streaming_content)
+
+
+def test_assets_outside_their_folders_are_not_served(db):
+    client = Client()
+    assert client.get("/api/docs/assets/redoc/../../../../../../etc/passwd").status_code == 404
+    assert client.get("/api/docs/assets/unknown/file.js").status_code == 404
+
+
+def _validator(document: dict, schema: dict) -> OAS30Validator:
+    return OAS30Validator({**schema, "components": document["components"]})
+
+
+def _response_schema(document: dict, path: str, method: str = "get") -> dict:
+    return document["paths"][path][method]["responses"]["200"]["content"]["application/json"]["schema"]
+
+
+@pytest.mark.parametrize("version", ["2.0", versioning.DEFAULT])
+def test_responses_match_their_operation_schemas(api, version):
+    """A list and a detail of every registered model, at depth 0 and 1, with and without the
+    optional fields, validate against the document's response schemas."""
+    document = openapi.document(version)
+    failures = []
+    for resource in RESOURCES:
+        listing, detail = f"/{resource.route}/", f"/{resource.route}/{{id}}/"
+        list_check = _validator(document, _response_schema(document, listing))
+        detail_check = _validator(document, _response_schema(document, detail))
+        for depth in (0, 1):
+            params = {"depth": depth, "api_version": version, "limit": 3}
+            if versioning.has(version, "exclude_m2m_parameter"):
+                params["exclude_m2m"] = "false"
+            if resource.included:
+                params["include"] = ",".join(resource.included)
+            page = api.json(f"/api/{resource.route}/", params)
+            assert page["results"], resource.route
+            failures += [(resource.route, depth, e.message) for e in list_check.iter_errors(page)][:3]
+            one = api.json(f"/api/{resource.route}/{page['results'][0]['id']}/", params)
+            failures += [(resource.route, depth, e.message) for e in detail_check.iter_errors(one)][:3]
+    assert not failures, failures[:20]
+
+
+def test_a_missing_field_fails_validation(api):
+    """The schemas are strict enough to notice: a required field taken out of a real response."""
+    document = openapi.document(versioning.DEFAULT)
+    resource = next(r for r in RESOURCES if r.route == "dcim/locations")
+    page = api.json(f"/api/{resource.route}/", {"depth": 1})
+    check = _validator(document, _response_schema(document, f"/{resource.route}/"))
+    assert not list(check.iter_errors(page))
+    del page["results"][0]["name"]
+    page["results"][1]["status"] = "Active"  # a choice-like reference given as a bare string
+    assert len(list(check.iter_errors(page))) >= 2
