@@ -156,7 +156,7 @@ def build_extras_data(s: str, sample: dict) -> dict[type, list]:
         ),
     ]
     groups = build_groups(s, sample)
-    contexts[1].dynamic_groups.set([groups[DynamicGroup][0]])
+    contexts[2].dynamic_groups.set([groups[DynamicGroup][0]])  # inactive: renders unchanged
     return {
         **groups,
         CustomLink: links,
