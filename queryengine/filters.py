@@ -23,6 +23,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from .registry import (
     CONTENT_TYPE,
     CONTENT_TYPES,
+    FILTER_EXTENSIONS,
     FOREIGN_KEY,
     MANY_TO_MANY,
     SCALAR,
@@ -241,7 +242,8 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         add(name, name, NUMERIC_LOOKUPS, parse_datetime_value)
     for name, path in resource.relations.items():
         add(name, path, EXACT_LOOKUPS, None, "related")
-    for name, custom in resource.filters.items():
+    extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
+    for name, custom in {**extended, **resource.filters}.items():
         found[name] = Filter(
             name, "", "custom", False, custom.parse, "custom", custom.build, custom.oracle, custom.samples
         )

@@ -63,12 +63,13 @@ class CustomFilter:
     """A filter that is not a plain field lookup: `build(parsed values) -> Q` (values are ORed).
 
     `oracle(obj, parsed values) -> bool` says the same in Python and `samples` are values worth
-    trying: the generic tests check every declared filter against its oracle."""
+    trying, or `samples(objects) -> values` where they live in the database: the generic tests check
+    every declared filter against its oracle."""
 
     build: Callable
     parse: Callable | None = None
     oracle: Callable | None = None
-    samples: tuple = ()
+    samples: tuple | Callable = ()
 
 
 @dataclass(frozen=True)
@@ -322,6 +323,17 @@ def on_delete(hook: Callable) -> None:
 
 def deletion_hooks() -> list[Callable]:
     return DELETION_HOOKS
+
+
+# Filters a resource takes beyond its own declaration, given by the application they belong to
+# (a dynamic group's members on every model groups apply to): callables (resource) -> {name:
+# CustomFilter}. Registered before filters are first built (applications' `ready`).
+FILTER_EXTENSIONS: list[Callable] = []
+
+
+def extend_filters(hook: Callable) -> None:
+    if hook not in FILTER_EXTENSIONS:
+        FILTER_EXTENSIONS.append(hook)
 
 
 REGISTRY: dict[type[models.Model], Resource] = {}

@@ -26,8 +26,16 @@ def _rack_elevation():
     return views.ObjectListEndpoint(resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q"))
 
 
+def _group_members():
+    from inventory.extras.groups import members_scope
+    from inventory.extras.models import DynamicGroup
+
+    return views.ScopedListEndpoint(resource_for(DynamicGroup), members_scope)
+
+
 # Paths below an object's detail path: name -> endpoint factory.
 SUB_ENDPOINTS = {
+    "extras/dynamic-groups": {"members": _group_members},
     "dcim/racks": {"elevation": _rack_elevation},
     "ipam/prefixes": {
         "available-prefixes": _allocation(

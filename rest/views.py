@@ -517,6 +517,29 @@ class NotesEndpoint(Endpoint):
         return pk
 
 
+class ScopedListEndpoint(Endpoint):
+    """`<object url>/<name>/`: a list of another resource narrowed by one object (a dynamic group's
+    members), served by that resource's own list machinery: its shape, depth, filters and paging.
+    `scope(pk) -> (resource, filter arguments)` says which list and how it is narrowed."""
+
+    methods = ("GET",)
+
+    def __init__(self, resource: Resource, scope):
+        self.resource = resource
+        self.scope = scope
+
+    def get(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        if not restricted(self.resource, request.context.user).filter(pk=pk).exists():
+            raise not_found(self.resource)
+        target, scope_filters = self.scope(pk)
+        if target is None:
+            return envelope(request, 0, None, 0, []), 200
+        require_view(target, request)
+        return list_page(request, target, scope_filters), 200
+
+
 def json_body(request, empty: object = b"null"):
     """The request's JSON body; writes must say `Content-Type: application/json`."""
     if not request.body and empty is None:

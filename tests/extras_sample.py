@@ -10,10 +10,13 @@ from inventory.extras.models import (
     ConfigContext,
     ConfigContextSchema,
     CustomLink,
+    DynamicGroup,
+    DynamicGroupMembership,
     ExportTemplate,
     Relationship,
     RelationshipAssociation,
     Role,
+    StaticGroupAssociation,
 )
 from inventory.tenancy.models import Tenant
 from inventory.virtualization.models import VirtualMachine
@@ -152,7 +155,10 @@ def build_extras_data(s: str, sample: dict) -> dict[type, list]:
             file_extension="csv",
         ),
     ]
+    groups = build_groups(s, sample)
+    contexts[2].dynamic_groups.set([groups[DynamicGroup][0]])  # inactive: renders unchanged
     return {
+        **groups,
         CustomLink: links,
         ExportTemplate: exports,
         Relationship: relationships,
@@ -160,4 +166,41 @@ def build_extras_data(s: str, sample: dict) -> dict[type, list]:
         ComputedField: computed,
         ConfigContextSchema: schemas,
         ConfigContext: contexts,
+    }
+
+
+def build_groups(s: str, sample: dict) -> dict[type, list]:
+    """Filter-defined device groups combined by a set group, and a static group of tenants."""
+    device_ct, tenant_ct = (ContentType.objects.get_for_model(m) for m in (Device, Tenant))
+    active = DynamicGroup.objects.create(
+        name=f"Active devices{s}", content_type=device_ct, filter={"status": ["Active"]}
+    )
+    ams = DynamicGroup.objects.create(
+        name=f"AMS devices{s}",
+        content_type=device_ct,
+        filter={"location": [f"AMS1{s}"]},
+        description="Amsterdam",
+    )
+    both = DynamicGroup.objects.create(
+        name=f"Active in AMS{s}", content_type=device_ct, group_type="dynamic-set", tenant=sample[Tenant][0]
+    )
+    pinned = DynamicGroup.objects.create(
+        name=f"Key customers{s}", content_type=tenant_ct, group_type="static"
+    )
+    memberships = [
+        DynamicGroupMembership.objects.create(parent_group=both, group=active, operator="union", weight=10),
+        DynamicGroupMembership.objects.create(
+            parent_group=both, group=ams, operator="intersection", weight=20
+        ),
+    ]
+    statics = [
+        StaticGroupAssociation.objects.create(
+            dynamic_group=pinned, associated_object_type=tenant_ct, associated_object_id=tenant.pk
+        )
+        for tenant in sample[Tenant][:2]
+    ]
+    return {
+        DynamicGroup: [active, ams, both, pinned],
+        DynamicGroupMembership: memberships,
+        StaticGroupAssociation: statics,
     }

@@ -245,6 +245,8 @@ def label(ct) -> str:
 
 def sample_values(flt: Filter, resource, objects) -> list:
     """Values worth filtering by: taken from the sample so filters select some rows, not all."""
+    if callable(flt.samples):
+        return list(flt.samples(objects))
     if flt.samples:
         return list(flt.samples)
     if flt.kind == "custom_fields":

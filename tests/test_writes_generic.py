@@ -159,6 +159,16 @@ def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
 
+def _fresh_static_member(body: dict, suffix: str) -> dict:
+    """A static group lists an object once: each copy lists a new tenant."""
+    from inventory.tenancy.models import Tenant
+
+    if not suffix:  # the association itself, written back whole
+        return body
+    tenant = Tenant.objects.create(name=f"member-{next(_numbers)}")
+    return {**body, "associated_object_type": "tenancy.tenant", "associated_object_id": str(tenant.pk)}
+
+
 # Models whose copies need more than new unique values to be valid (values that must be free).
 FRESH = {
     "dcim.FrontPort": _spare_rear_port,
@@ -167,6 +177,7 @@ FRESH = {
     "circuits.CircuitTermination": _fresh_circuit,
     "dcim.Cable": _free_ends,
     "extras.CustomField": _fresh_key,
+    "extras.StaticGroupAssociation": _fresh_static_member,
     "extras.RelationshipAssociation": _fresh_affiliates,
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},

@@ -8,13 +8,15 @@ class ExtrasConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from queryengine.registry import support_include
+        from queryengine.registry import extend_filters, on_delete, support_include
 
-        from . import computedfields, configcontexts, customfields, relationships
+        from . import computedfields, configcontexts, customfields, groups, relationships
         from .defaults import populate_defaults
 
         customfields.connect()
         relationships.connect()
+        on_delete(groups.forget_deleted)
+        extend_filters(groups.group_filters)
         # Values objects show on request (`include=`), in the order the reference shows them.
         support_include("computed_fields", computedfields.INCLUDED)
         support_include("relationships", relationships.INCLUDED)

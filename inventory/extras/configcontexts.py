@@ -4,7 +4,8 @@ weight order, then the object's own local data on top.
 
 A page of objects is rendered with a handful of queries whatever its size: the active contexts,
 their assignments (one UNION), the objects' own facts, their tags and clusters, and the
-ancestors of their locations and tenant groups; matching runs in Python over small sets."""
+ancestors of their locations and tenant groups, their dynamic groups (one query for all); matching
+runs in Python over small sets."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ ASSIGNMENTS = (
     "tenant_groups",
     "tenants",
     "tags",
+    "dynamic_groups",
 )
 
 
@@ -208,8 +210,16 @@ def _facts(resource: Resource, ids: list[str]) -> tuple[dict, dict]:
 
 
 def load(resource: Resource, ids: list[str], base: str, depth: int) -> dict:
+    from .groups import groups_of_page
+
     contexts = active_contexts()
     facts, local = _facts(resource, ids)
+    # Group membership is computed for the page at once: one query for every group contexts name.
+    wanted = {group for _, _, assigned in contexts for group in assigned.get("dynamic_groups", ())}
+    if wanted:
+        members = groups_of_page(resource.model, list(facts), wanted)
+        for pk, own in facts.items():
+            own["dynamic_groups"] = members.get(pk, set())
     rendered = {}
     for pk, own in facts.items():
         data: dict = {}

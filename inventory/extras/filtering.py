@@ -1,7 +1,9 @@
-"""Stored filters (a relationship side's, later a dynamic group's): REST filter parameters kept as
-JSON, checked and applied with the same filter machinery a list request uses."""
+"""Stored filters (a relationship side's, a dynamic group's): REST filter parameters kept as JSON,
+checked and applied with the same filter machinery a list request uses."""
 
 from __future__ import annotations
+
+from django.db.models import Q
 
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, apply_filters
 from queryengine.query import filters_of
@@ -64,3 +66,9 @@ def matching_ids(resource: Resource | None, model, given: dict, ids) -> list[str
         return []
     found = filtered(resource, model._default_manager.filter(pk__in=list(ids)), given)
     return [str(pk) for pk in found.values_list("pk", flat=True)]
+
+
+def selection_q(resource: Resource, given: dict) -> Q:
+    """A stored filter as a condition on primary keys (a subquery): evaluated with the query it
+    joins, so what it selects is never older than that query."""
+    return Q(pk__in=filtered(resource, resource.model._default_manager.all(), given).values("pk"))

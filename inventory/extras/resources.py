@@ -1,5 +1,6 @@
 from queryengine.registry import Display, Resource, register
 
+from .groups import static_member_labels
 from .models import (
     ComputedField,
     ConfigContext,
@@ -7,11 +8,14 @@ from .models import (
     CustomField,
     CustomFieldChoice,
     CustomLink,
+    DynamicGroup,
+    DynamicGroupMembership,
     ExportTemplate,
     Note,
     Relationship,
     RelationshipAssociation,
     Role,
+    StaticGroupAssociation,
     Status,
     Tag,
 )
@@ -107,5 +111,35 @@ register(
         search=("name", "description"),
         natural_key=None,
         notes=True,
+    )
+)
+register(
+    Resource(
+        DynamicGroup,
+        "extras/dynamic-groups",
+        reverse={"children": "DynamicGroupMembership.parent_group"},
+        notes=True,
+    )
+)
+register(
+    Resource(
+        DynamicGroupMembership,
+        "extras/dynamic-group-memberships",
+        display=Display(
+            ("parent_group__name", "operator", "weight", "group__name"),
+            lambda parent, operator, weight, group: f"{parent} > {operator} ({weight}) > {group}",
+        ),
+        search=(),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        StaticGroupAssociation,
+        "extras/static-group-associations",
+        display=Display((), load=static_member_labels),
+        generic={"associated_object": ("associated_object_type", "associated_object_id")},
+        search=(),
+        natural_key=None,
     )
 )

@@ -22,11 +22,20 @@ from .data import (
     key_from_label,
     key_validator,
 )
+from .groups import (
+    GROUP_OPERATORS,
+    GROUP_TYPES,
+    DynamicGroup,
+    DynamicGroupMembership,
+    StaticGroupAssociation,
+)
 
 __all__ = [
     "BUTTON_CLASSES",
     "CUSTOM_FIELD_TYPES",
     "FILTER_LOGIC",
+    "GROUP_OPERATORS",
+    "GROUP_TYPES",
     "RELATIONSHIP_TYPES",
     "REQUIRED_SIDES",
     "SIDES",
@@ -38,11 +47,14 @@ __all__ = [
     "CustomField",
     "CustomFieldChoice",
     "CustomLink",
+    "DynamicGroup",
+    "DynamicGroupMembership",
     "ExportTemplate",
     "Note",
     "Relationship",
     "RelationshipAssociation",
     "Role",
+    "StaticGroupAssociation",
     "Status",
     "Tag",
     "check_templates",

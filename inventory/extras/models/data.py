@@ -270,6 +270,8 @@ class ConfigContext(BaseModel):
     tenant_groups = models.ManyToManyField("tenancy.TenantGroup", related_name="+", blank=True)
     tenants = models.ManyToManyField("tenancy.Tenant", related_name="+", blank=True)
     tags = models.ManyToManyField(Tag, related_name="+", blank=True)
+    # Applies only to members of one of these groups (when any is given).
+    dynamic_groups = models.ManyToManyField("extras.DynamicGroup", related_name="+", blank=True)
     data = models.JSONField()
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
