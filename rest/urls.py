@@ -26,8 +26,16 @@ def _rack_elevation():
     return views.ObjectListEndpoint(resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q"))
 
 
+def _extras(model: str, make):
+    from django.apps import apps
+
+    return lambda: make(resource_for(apps.get_model("extras", model)))
+
+
 # Paths below an object's detail path: name -> endpoint factory.
 SUB_ENDPOINTS = {
+    "extras/secrets": {"check": _extras("Secret", lambda r: views.ObjectValueEndpoint(r, "secret_check"))},
+    "extras/graphql-queries": {"run": _extras("GraphQLQuery", lambda r: views.RunQueryEndpoint(r, "query"))},
     "dcim/racks": {"elevation": _rack_elevation},
     "ipam/prefixes": {
         "available-prefixes": _allocation(

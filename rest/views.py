@@ -689,3 +689,52 @@ class ObjectListEndpoint(Endpoint):
         limit, offset = parse_paging(request)
         page = items[offset:] if limit is None else items[offset : offset + limit]
         return envelope(request, len(items), limit, offset, page), 200
+
+
+class ObjectValueEndpoint(Endpoint):
+    """`<object url>/<name>/`: a value a GraphQL field computes for one object (a secret's check)."""
+
+    methods = ("GET",)
+
+    def __init__(self, parent: Resource, query_field: str):
+        self.parent, self.query_field = parent, query_field
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        document = f"query ($p: UUID!) {{ result: {self.query_field}(id: $p) }}"
+        return run(document, {"p": str(pk)}, request)["result"], 200
+
+
+class RunQueryEndpoint(Endpoint):
+    """`<saved query url>/run/`: runs a saved GraphQL document with the given variables, on the
+    same schema, engine and permissions as `/api/graphql/`; answers as the reference does."""
+
+    methods = ("POST",)
+
+    def __init__(self, resource: Resource, text_field: str):
+        self.resource, self.text_field = resource, text_field
+
+    def post(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        body = json_body(request, empty=None)
+        if body is not None and not isinstance(body, dict):
+            raise not_an_object(body)
+        variables = (body or {}).get("variables") or {}
+        if not isinstance(variables, dict):
+            raise ApiError(
+                400,
+                {"variables": [f'Expected a dictionary of items but got type "{_json_type(variables)}".']},
+            )
+        document = (
+            f"query ($id: UUID!) {{ object: {self.resource.single_field}(id: $id) {{ {self.text_field} }} }}"
+        )
+        saved = run(document, {"id": str(pk)}, request)["object"]
+        if saved is None:
+            raise not_found(self.resource)
+        result = engine.run(saved[self.text_field], variables, request.context)
+        errors = [error.formatted for error in result.errors] if result.errors else None
+        if result.data is None:
+            return {"errors": errors}, 400
+        return {"data": result.data, "errors": errors}, 200

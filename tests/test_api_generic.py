@@ -261,7 +261,7 @@ def sample_values(flt: Filter, resource, objects) -> list:
     if flt.kind == "search" and resource.search_q is not None:
         return ["example", "10.1.0.0/16", "2001:db8::1"]
     if flt.kind == "search":
-        texts = [o.__dict__[resource.search[0]] for o in objects if o.__dict__[resource.search[0]]]
+        texts = [value_at(o, resource.search[0]) for o in objects if value_at(o, resource.search[0])]
         return [texts[0][1:4] or "x"] if texts else ["x"]
     if flt.kind == "tags":
         names = sorted({t.name for o in objects for t in o.tags.all()})
@@ -314,7 +314,7 @@ def matches(flt: Filter, resource, obj, raw) -> bool:
     if flt.kind == "search" and resource.search_q is not None:
         return all(network_oracle.search_matches(obj, v) for v in values)
     if flt.kind == "search":
-        return any(v.lower() in str(getattr(obj, f) or "").lower() for v in values for f in resource.search)
+        return any(v.lower() in str(value_at(obj, f) or "").lower() for v in values for f in resource.search)
     if flt.kind == "tags":
         names = {t.name for t in obj.tags.all()}
         return not names & set(values) if flt.negate else set(values) <= names

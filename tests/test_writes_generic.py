@@ -155,6 +155,16 @@ def _fresh_affiliates(body: dict, suffix: str) -> dict:
     }
 
 
+def _fresh_secrets_group(body: dict, suffix: str) -> dict:
+    """An access and secret type are used once per group: each copy gets a group of its own."""
+    from inventory.extras.models import SecretsGroup
+
+    if not suffix:
+        return body
+    group = SecretsGroup.objects.create(name=f"fresh group {next(_numbers)}")
+    return {**body, "secrets_group": str(group.pk)}
+
+
 def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
@@ -168,6 +178,7 @@ FRESH = {
     "dcim.Cable": _free_ends,
     "extras.CustomField": _fresh_key,
     "extras.RelationshipAssociation": _fresh_affiliates,
+    "extras.SecretsGroupAssociation": _fresh_secrets_group,
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},

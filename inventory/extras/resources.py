@@ -1,5 +1,6 @@
-from queryengine.registry import Display, Resource, register
+from queryengine.registry import Display, Resource, extend_graphql, register
 
+from . import graphql
 from .models import (
     ComputedField,
     ConfigContext,
@@ -8,10 +9,14 @@ from .models import (
     CustomFieldChoice,
     CustomLink,
     ExportTemplate,
+    GraphQLQuery,
     Note,
     Relationship,
     RelationshipAssociation,
     Role,
+    Secret,
+    SecretsGroup,
+    SecretsGroupAssociation,
     Status,
     Tag,
 )
@@ -109,3 +114,31 @@ register(
         notes=True,
     )
 )
+register(Resource(Secret, "extras/secrets", notes=True))
+register(
+    Resource(
+        SecretsGroup,
+        "extras/secrets-groups",
+        # The group's secrets are shown as its associations (each names its access and secret
+        # type), as the reference does; they are written through the associations' endpoint.
+        hidden=("secrets",),
+        reverse={"secrets": "SecretsGroupAssociation.secrets_group"},
+        notes=True,
+    )
+)
+register(
+    Resource(
+        SecretsGroupAssociation,
+        "extras/secrets-groups-associations",
+        display=Display(
+            ("secrets_group__name", "access_type", "secret_type", "secret__name"),
+            lambda group, access, kind, secret: f"{group}: {access} {kind}: {secret}",
+        ),
+        search=("secrets_group__name", "secret__name"),
+        natural_key=None,
+    )
+)
+register(
+    Resource(GraphQLQuery, "extras/graphql-queries", generic=OWNER, search=("name", "query"), notes=True)
+)
+extend_graphql(query=graphql.query_fields)

@@ -22,8 +22,16 @@ from .data import (
     key_from_label,
     key_validator,
 )
+from .queries import GraphQLQuery
+from .secrets import ACCESS_TYPES, SECRET_TYPES, Secret, SecretsGroup, SecretsGroupAssociation
 
 __all__ = [
+    "GraphQLQuery",
+    "ACCESS_TYPES",
+    "SECRET_TYPES",
+    "Secret",
+    "SecretsGroup",
+    "SecretsGroupAssociation",
     "BUTTON_CLASSES",
     "CUSTOM_FIELD_TYPES",
     "FILTER_LOGIC",
