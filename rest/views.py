@@ -733,7 +733,8 @@ class RunQueryEndpoint(Endpoint):
         saved = run(document, {"id": str(pk)}, request)["object"]
         if saved is None:
             raise not_found(self.resource)
-        result = engine.run(saved[self.text_field], variables, request.context)
+        text = orjson.loads(orjson.dumps(saved))[self.text_field]  # a compiled row is JSON text
+        result = engine.run(text, variables, request.context)
         errors = [error.formatted for error in result.errors] if result.errors else None
         if result.data is None:
             return {"errors": errors}, 400
