@@ -284,9 +284,9 @@ def envelope(request, count: int, limit: int | None, offset: int, results) -> di
     return {"count": count, "next": next_url, "previous": previous_url, "results": results}
 
 
-def read_object(request, resource: Resource, pk: uuid.UUID, depth: int = 0) -> dict:
+def read_object(request, resource: Resource, pk, depth: int = 0) -> dict:
     document = detail_document(resource, depth, shown_many(resource, request))
-    found = run(document, {"id": str(pk)}, request)["object"]
+    found = run(document, {"id": pk if resource.integer_pk else str(pk)}, request)["object"]
     if found is None:
         raise not_found(resource)
     return found
@@ -296,10 +296,10 @@ def not_found(resource: Resource) -> ApiError:
     return detail_error(404, f"No {resource.verbose_name} matches the given query.")
 
 
-def object_pk(request, resource: Resource, key: str) -> uuid.UUID:
-    """The UUID in the path or, for models with a unique natural key, the object it names."""
+def object_pk(request, resource: Resource, key: str):
+    """The primary key in the path or, for models with a unique natural key, the object it names."""
     try:
-        return uuid.UUID(key)
+        return resource.parse_pk(key)
     except ValueError:
         pass
     if resource.natural_key:
@@ -352,6 +352,8 @@ class ListEndpoint(Endpoint):
 
     def __init__(self, resource: Resource):
         self.resource = resource
+        if not resource.writable:
+            self.methods = ("GET",)
 
     def get(self, request):
         require_view(self.resource, request)
@@ -412,6 +414,8 @@ class DetailEndpoint(Endpoint):
 
     def __init__(self, resource: Resource):
         self.resource = resource
+        if not resource.writable:
+            self.methods = ("GET",)
 
     def get(self, request, key: str):
         require_view(self.resource, request)

@@ -172,6 +172,7 @@ def build_extras_data(s: str, sample: dict) -> dict[type, list]:
 
 def build_secrets(s: str, devices) -> dict[type, list]:
     """Two secrets (one per provider), two groups, three associations; a device uses a group."""
+    k = s.replace("-", "_")
     secrets = [
         Secret.objects.create(
             name=f"netops password{s}",
@@ -210,7 +211,12 @@ def build_secrets(s: str, devices) -> dict[type, list]:
         ),
         GraphQLQuery.objects.create(name=f"tenant names{s}", query="{ tenants { name description } }"),
     ]
+    # Types whose models are gone (Django keeps them until they are removed): each sample adds rows.
+    retired = [
+        ContentType.objects.create(app_label="retired", model=f"{name}{k}") for name in ("site", "region")
+    ]
     return {
+        ContentType: retired,
         Secret: secrets,
         SecretsGroup: groups,
         SecretsGroupAssociation: associations,

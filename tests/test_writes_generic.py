@@ -19,7 +19,8 @@ from queryengine.writes import writable_fields
 from .builders import SUPERUSER_KEY
 from .conftest import Api
 
-RESOURCES = resources()
+RESOURCES = [r for r in resources() if r.writable]
+READ_ONLY = [r for r in resources() if not r.writable]
 NO_PERMISSION = {"detail": "You do not have permission to perform this action."}
 
 
@@ -400,3 +401,18 @@ class TestEveryModelWrites:
         read_only = orjson.loads(Api(sample[Token][1].key).client.options(list_url(resource)).content)
         assert "actions" not in read_only
         assert Api(None).client.options(list_url(resource)).status_code == 403
+
+
+@pytest.mark.parametrize("resource", READ_ONLY, ids=lambda r: r.route)
+def test_read_only_resources_refuse_writes(api, resource, sample):
+    pk = sample[resource.model][0].pk
+    for path in (list_url(resource), f"{list_url(resource)}{pk}/"):
+        for method in ("post", "put", "patch", "delete"):
+            response = getattr(api.client, method)(path, b"{}", content_type="application/json")
+            assert response.status_code == 405, (path, method)
+            assert orjson.loads(response.content) == {"detail": f'Method "{method.upper()}" not allowed.'}
+            assert response["Allow"] == "GET, HEAD, OPTIONS"
+        assert api.client.head(path).status_code == 200
+        options = orjson.loads(api.client.options(path).content)
+        assert "actions" not in options
+    assert resource.model.objects.filter(pk=pk).exists()

@@ -1,3 +1,6 @@
+from django.apps import apps
+from django.contrib.contenttypes.models import ContentType
+
 from queryengine.registry import Display, Resource, extend_graphql, register
 
 from . import graphql
@@ -142,3 +145,25 @@ register(
     Resource(GraphQLQuery, "extras/graphql-queries", generic=OWNER, search=("name", "query"), notes=True)
 )
 extend_graphql(query=graphql.query_fields)
+
+
+def content_type_display(app_label: str, model: str) -> str:
+    """ "DCIM | device", as Django labels a type; a type whose model is gone shows its name."""
+    try:
+        config = apps.get_app_config(app_label)
+        return f"{config.verbose_name} | {config.get_model(model)._meta.verbose_name}"
+    except LookupError:
+        return model
+
+
+register(
+    Resource(
+        ContentType,
+        "extras/content-types",
+        display=Display(("app_label", "model"), content_type_display),
+        search=("app_label", "model"),
+        natural_key=None,
+        view_permission=False,  # any signed-in user, as the reference
+        writable=False,
+    )
+)
