@@ -368,7 +368,9 @@ class ObjectPlan:
     def reference_field(self, text: JsonText, name: str) -> None:
         """id, url, object_type and __typename of the object itself."""
         resource, id_text = self.resource, jsonsql.IdText(F("pk"))
-        if name == "id":
+        if name == "id" and resource.integer_pk:
+            text.sql(id_text)
+        elif name == "id":
             text.const('"')
             text.sql(id_text)
             text.const('"')

@@ -100,7 +100,10 @@ def list_document(resource: Resource, depth: int, many: frozenset[str], filter_n
 
 @lru_cache(maxsize=1024)
 def detail_document(resource: Resource, depth: int, many: frozenset[str]) -> str:
-    return f"query ($id: UUID!) {{ object: {resource.single_field}(id: $id) {{ {selection(resource, depth, many)} }} }}"
+    return (
+        f"query ($id: {resource.pk_type}!) "
+        f"{{ object: {resource.single_field}(id: $id) {{ {selection(resource, depth, many)} }} }}"
+    )
 
 
 @lru_cache(maxsize=1024)

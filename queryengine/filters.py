@@ -219,7 +219,7 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             )
             found[key] = Filter(key, path, lookup, negate, value_parse, kind)
 
-    add("id", "pk", EXACT_LOOKUPS, parse_uuid)
+    add("id", "pk", EXACT_LOOKUPS, parse_int if resource.integer_pk else parse_uuid)
     for spec in resource.fields:
         f = spec.model_field
         if spec.kind == SCALAR:

@@ -58,8 +58,13 @@ class JsonBytes(Func):
         return self.as_sql(compiler, connection, template="CAST(%(expressions)s AS BLOB)", **extra)
 
 
+def _integer_key(expression) -> bool:
+    return isinstance(getattr(expression, "output_field", None), models.IntegerField)
+
+
 class IdText(Func):
-    """A UUID column as canonical text (8-4-4-4-12, lower case) on every database."""
+    """A UUID column as canonical text (8-4-4-4-12, lower case) on every database; an integer
+    key (Django's own models) as its decimal text."""
 
     output_field = TEXT
 
@@ -67,6 +72,8 @@ class IdText(Func):
         return self.as_sql(compiler, connection, template="(%(expressions)s)::text", **extra)
 
     def as_sqlite(self, compiler, connection, **extra):
+        if _integer_key(self.source_expressions[0]):
+            return self.as_sql(compiler, connection, template="CAST(%(expressions)s AS TEXT)", **extra)
         # Stored as 32 hexadecimal characters.
         sql, params = compiler.compile(self.source_expressions[0])
         pieces = [f"substr({sql}, {start}, {length})" for start, length in ((1, 8), (9, 4), (13, 4), (17, 4))]
@@ -127,11 +134,12 @@ class IdIn(Func):
 
     def as_sql(self, compiler, connection, **extra):
         sql, params = compiler.compile(self.source_expressions[0])
+        integer = _integer_key(self.source_expressions[0])
         if connection.vendor == "postgresql":
             # A set the planner need not estimate value by value (a long `= ANY(array)` costs ms to plan).
-            where = f"{sql} IN (SELECT unnest(string_to_array(%s, ',')::uuid[]))"
+            where = f"{sql} IN (SELECT unnest(string_to_array(%s, ',')::{'bigint' if integer else 'uuid'}[]))"
         else:
-            where = f"{sql} IN (SELECT value FROM json_each(%s))"
+            where = f"{sql} IN (SELECT {'CAST(value AS INTEGER)' if integer else 'value'} FROM json_each(%s))"
         return where, [*params, SLOT if self.ids is None else ids_parameter(connection, self.ids)]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -161,6 +162,21 @@ class Resource:
     reverse_one: tuple[str, ...] = ()
     graphql_list: str | None = None  # the list's GraphQL name where the route's would clash
     notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
+    writable: bool = True  # False: read-only (GET, HEAD, OPTIONS; no mutations), e.g. content types
+
+    @property
+    def integer_pk(self) -> bool:
+        """Objects keyed by an integer (Django's own models, such as content types), not a UUID."""
+        return isinstance(self.model._meta.pk, models.IntegerField)
+
+    @property
+    def pk_type(self) -> str:
+        """The GraphQL type of the primary key."""
+        return "Int" if self.integer_pk else "UUID"
+
+    def parse_pk(self, text: str):
+        """The primary key a path or filter names (ValueError when it cannot be one)."""
+        return int(text) if self.integer_pk else uuid.UUID(text)
 
     @property
     def app_label(self) -> str:

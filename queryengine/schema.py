@@ -114,7 +114,9 @@ def _type_of(model):
 
 def _field_attrs(resource: Resource) -> dict:
     attrs: dict = {
-        "id": graphene.Field(UUID, resolver=lambda root, info: root.pk),
+        "id": graphene.Field(
+            graphene.Int if resource.integer_pk else UUID, resolver=lambda root, info: root.pk
+        ),
         "object_type": graphene.String(resolver=lambda root, info, _v=resource.object_type: _v),
         "display": graphene.String(resolver=lambda root, info: display_value(resource, root)),
         "url": graphene.String(resolver=lambda root, info: object_url(info.context, resource, root.pk)),
@@ -204,7 +206,8 @@ def build_type(resource: Resource) -> type:
             "model": resource.model,
             "fields": ("id",),
             "name": resource.type_name,
-            "interfaces": (InventoryObject,),
+            # Generic relations point at UUID-keyed objects only.
+            "interfaces": () if resource.integer_pk else (InventoryObject,),
         },
     )
     object_type = type(resource.type_name, (DjangoObjectType,), {"Meta": meta, **_field_attrs(resource)})
@@ -247,7 +250,7 @@ def build_query() -> type:
         )
         fields[resource.single_field] = graphene.Field(
             object_type,
-            id=graphene.Argument(UUID, required=True),
+            id=graphene.Argument(graphene.Int if resource.integer_pk else UUID, required=True),
             resolver=lambda root, info, id, _r=resource: query.single_queryset(
                 _r, info.context.user, id
             ).first(),

@@ -131,6 +131,8 @@ def describe(resource: Resource, context, detail: bool) -> dict:
     }
     actions = {}
     for method, action in (() if detail else (("POST", "create"),)) + (("PUT", "update"),):
+        if not resource.writable:
+            break
         try:
             require_write(context, resource, action)
         except PermissionDenied:

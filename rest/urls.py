@@ -33,9 +33,17 @@ def _group_members():
     return views.ScopedListEndpoint(resource_for(DynamicGroup), members_scope)
 
 
+def _extras(model: str, make):
+    from django.apps import apps
+
+    return lambda: make(resource_for(apps.get_model("extras", model)))
+
+
 # Paths below an object's detail path: name -> endpoint factory.
 SUB_ENDPOINTS = {
     "extras/dynamic-groups": {"members": _group_members},
+    "extras/secrets": {"check": _extras("Secret", lambda r: views.ObjectValueEndpoint(r, "secret_check"))},
+    "extras/graphql-queries": {"run": _extras("GraphQLQuery", lambda r: views.RunQueryEndpoint(r, "query"))},
     "dcim/racks": {"elevation": _rack_elevation},
     "ipam/prefixes": {
         "available-prefixes": _allocation(

@@ -302,9 +302,9 @@ def envelope(request, count: int, limit: int | None, offset: int, results) -> di
     return {"count": count, "next": next_url, "previous": previous_url, "results": results}
 
 
-def read_object(request, resource: Resource, pk: uuid.UUID, depth: int = 0) -> dict:
+def read_object(request, resource: Resource, pk, depth: int = 0) -> dict:
     document = detail_document(resource, depth, shown_many(resource, request))
-    found = run(document, {"id": str(pk)}, request)["object"]
+    found = run(document, {"id": pk if resource.integer_pk else str(pk)}, request)["object"]
     if found is None:
         raise not_found(resource)
     return found
@@ -314,10 +314,10 @@ def not_found(resource: Resource) -> ApiError:
     return detail_error(404, f"No {resource.verbose_name} matches the given query.")
 
 
-def object_pk(request, resource: Resource, key: str) -> uuid.UUID:
-    """The UUID in the path or, for models with a unique natural key, the object it names."""
+def object_pk(request, resource: Resource, key: str):
+    """The primary key in the path or, for models with a unique natural key, the object it names."""
     try:
-        return uuid.UUID(key)
+        return resource.parse_pk(key)
     except ValueError:
         pass
     if resource.natural_key:
@@ -370,6 +370,8 @@ class ListEndpoint(Endpoint):
 
     def __init__(self, resource: Resource):
         self.resource = resource
+        if not resource.writable:
+            self.methods = ("GET",)
 
     def get(self, request):
         require_view(self.resource, request)
@@ -430,6 +432,8 @@ class DetailEndpoint(Endpoint):
 
     def __init__(self, resource: Resource):
         self.resource = resource
+        if not resource.writable:
+            self.methods = ("GET",)
 
     def get(self, request, key: str):
         require_view(self.resource, request)
@@ -750,3 +754,53 @@ class ObjectListEndpoint(Endpoint):
         limit, offset = parse_paging(request)
         page = items[offset:] if limit is None else items[offset : offset + limit]
         return envelope(request, len(items), limit, offset, page), 200
+
+
+class ObjectValueEndpoint(Endpoint):
+    """`<object url>/<name>/`: a value a GraphQL field computes for one object (a secret's check)."""
+
+    methods = ("GET",)
+
+    def __init__(self, parent: Resource, query_field: str):
+        self.parent, self.query_field = parent, query_field
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        document = f"query ($p: UUID!) {{ result: {self.query_field}(id: $p) }}"
+        return run(document, {"p": str(pk)}, request)["result"], 200
+
+
+class RunQueryEndpoint(Endpoint):
+    """`<saved query url>/run/`: runs a saved GraphQL document with the given variables, on the
+    same schema, engine and permissions as `/api/graphql/`; answers as the reference does."""
+
+    methods = ("POST",)
+
+    def __init__(self, resource: Resource, text_field: str):
+        self.resource, self.text_field = resource, text_field
+
+    def post(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        body = json_body(request, empty=None)
+        if body is not None and not isinstance(body, dict):
+            raise not_an_object(body)
+        variables = (body or {}).get("variables") or {}
+        if not isinstance(variables, dict):
+            raise ApiError(
+                400,
+                {"variables": [f'Expected a dictionary of items but got type "{_json_type(variables)}".']},
+            )
+        document = (
+            f"query ($id: UUID!) {{ object: {self.resource.single_field}(id: $id) {{ {self.text_field} }} }}"
+        )
+        saved = run(document, {"id": str(pk)}, request)["object"]
+        if saved is None:
+            raise not_found(self.resource)
+        text = orjson.loads(orjson.dumps(saved))[self.text_field]  # a compiled row is JSON text
+        result = engine.run(text, variables, request.context)
+        errors = [error.formatted for error in result.errors] if result.errors else None
+        if result.data is None:
+            return {"errors": errors}, 400
+        return {"data": result.data, "errors": errors}, 200

@@ -13,10 +13,15 @@ from inventory.extras.models import (
     DynamicGroup,
     DynamicGroupMembership,
     ExportTemplate,
+    GraphQLQuery,
     Relationship,
     RelationshipAssociation,
     Role,
+    Secret,
+    SecretsGroup,
+    SecretsGroupAssociation,
     StaticGroupAssociation,
+    Tag,
 )
 from inventory.tenancy.models import Tenant
 from inventory.virtualization.models import VirtualMachine
@@ -157,8 +162,10 @@ def build_extras_data(s: str, sample: dict) -> dict[type, list]:
     ]
     groups = build_groups(s, sample)
     contexts[2].dynamic_groups.set([groups[DynamicGroup][0]])  # inactive: renders unchanged
+    secrets = build_secrets(s, devices)
     return {
         **groups,
+        **secrets,
         CustomLink: links,
         ExportTemplate: exports,
         Relationship: relationships,
@@ -203,4 +210,58 @@ def build_groups(s: str, sample: dict) -> dict[type, list]:
         DynamicGroup: [active, ams, both, pinned],
         DynamicGroupMembership: memberships,
         StaticGroupAssociation: statics,
+    }
+
+
+def build_secrets(s: str, devices) -> dict[type, list]:
+    """Two secrets (one per provider), two groups, three associations; a device uses a group."""
+    k = s.replace("-", "_")
+    secrets = [
+        Secret.objects.create(
+            name=f"netops password{s}",
+            description="from the environment",
+            provider="environment-variable",
+            parameters={"variable": "NETOPS_PASSWORD"},
+        ),
+        Secret.objects.create(
+            name=f"netops username{s}", provider="text-file", parameters={"path": "/etc/netops/username"}
+        ),
+    ]
+    alpha = Tag.objects.get(name=f"alpha{s}")
+    alpha.content_types.add(ContentType.objects.get_for_model(Secret))
+    secrets[0].tags.set([alpha])
+    groups = [
+        SecretsGroup.objects.create(name=f"Device credentials{s}", description="SSH to network devices"),
+        SecretsGroup.objects.create(name=f"Spare{s}"),
+    ]
+    associations = [
+        SecretsGroupAssociation.objects.create(
+            secrets_group=groups[0], secret=secrets[0], access_type="SSH", secret_type="password"
+        ),
+        SecretsGroupAssociation.objects.create(
+            secrets_group=groups[0], secret=secrets[1], access_type="SSH", secret_type="username"
+        ),
+        SecretsGroupAssociation.objects.create(
+            secrets_group=groups[1], secret=secrets[0], access_type="Generic", secret_type="token"
+        ),
+    ]
+    devices[0].secrets_group = groups[0]
+    devices[0].save()
+    queries = [
+        GraphQLQuery.objects.create(
+            name=f"devices by location{s}",
+            query='query ($location: [String] = "AMS1") { devices(location: $location) { name } }',
+        ),
+        GraphQLQuery.objects.create(name=f"tenant names{s}", query="{ tenants { name description } }"),
+    ]
+    # Types whose models are gone (Django keeps them until they are removed): each sample adds rows.
+    retired = [
+        ContentType.objects.create(app_label="retired", model=f"{name}{k}") for name in ("site", "region")
+    ]
+    return {
+        ContentType: retired,
+        Secret: secrets,
+        SecretsGroup: groups,
+        SecretsGroupAssociation: associations,
+        GraphQLQuery: queries,
     }

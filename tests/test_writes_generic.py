@@ -19,7 +19,8 @@ from queryengine.writes import writable_fields
 from .builders import SUPERUSER_KEY
 from .conftest import Api
 
-RESOURCES = resources()
+RESOURCES = [r for r in resources() if r.writable]
+READ_ONLY = [r for r in resources() if not r.writable]
 NO_PERMISSION = {"detail": "You do not have permission to perform this action."}
 
 
@@ -155,6 +156,16 @@ def _fresh_affiliates(body: dict, suffix: str) -> dict:
     }
 
 
+def _fresh_secrets_group(body: dict, suffix: str) -> dict:
+    """An access and secret type are used once per group: each copy gets a group of its own."""
+    from inventory.extras.models import SecretsGroup
+
+    if not suffix:
+        return body
+    group = SecretsGroup.objects.create(name=f"fresh group {next(_numbers)}")
+    return {**body, "secrets_group": str(group.pk)}
+
+
 def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
@@ -179,6 +190,7 @@ FRESH = {
     "extras.CustomField": _fresh_key,
     "extras.StaticGroupAssociation": _fresh_static_member,
     "extras.RelationshipAssociation": _fresh_affiliates,
+    "extras.SecretsGroupAssociation": _fresh_secrets_group,
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
@@ -400,3 +412,18 @@ class TestEveryModelWrites:
         read_only = orjson.loads(Api(sample[Token][1].key).client.options(list_url(resource)).content)
         assert "actions" not in read_only
         assert Api(None).client.options(list_url(resource)).status_code == 403
+
+
+@pytest.mark.parametrize("resource", READ_ONLY, ids=lambda r: r.route)
+def test_read_only_resources_refuse_writes(api, resource, sample):
+    pk = sample[resource.model][0].pk
+    for path in (list_url(resource), f"{list_url(resource)}{pk}/"):
+        for method in ("post", "put", "patch", "delete"):
+            response = getattr(api.client, method)(path, b"{}", content_type="application/json")
+            assert response.status_code == 405, (path, method)
+            assert orjson.loads(response.content) == {"detail": f'Method "{method.upper()}" not allowed.'}
+            assert response["Allow"] == "GET, HEAD, OPTIONS"
+        assert api.client.head(path).status_code == 200
+        options = orjson.loads(api.client.options(path).content)
+        assert "actions" not in options
+    assert resource.model.objects.filter(pk=pk).exists()

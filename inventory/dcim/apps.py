@@ -5,6 +5,7 @@ from django.db.models.signals import post_delete
 class DcimConfig(AppConfig):
     name = "inventory.dcim"
     label = "dcim"
+    verbose_name = "DCIM"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):

@@ -1,5 +1,9 @@
-from queryengine.registry import Display, Resource, register
+from django.apps import apps
+from django.contrib.contenttypes.models import ContentType
 
+from queryengine.registry import Display, Resource, extend_graphql, register
+
+from . import graphql
 from .groups import static_member_labels
 from .models import (
     ComputedField,
@@ -11,10 +15,14 @@ from .models import (
     DynamicGroup,
     DynamicGroupMembership,
     ExportTemplate,
+    GraphQLQuery,
     Note,
     Relationship,
     RelationshipAssociation,
     Role,
+    Secret,
+    SecretsGroup,
+    SecretsGroupAssociation,
     StaticGroupAssociation,
     Status,
     Tag,
@@ -141,5 +149,55 @@ register(
         generic={"associated_object": ("associated_object_type", "associated_object_id")},
         search=(),
         natural_key=None,
+    )
+)
+register(Resource(Secret, "extras/secrets", notes=True))
+register(
+    Resource(
+        SecretsGroup,
+        "extras/secrets-groups",
+        # The group's secrets are shown as its associations (each names its access and secret
+        # type), as the reference does; they are written through the associations' endpoint.
+        hidden=("secrets",),
+        reverse={"secrets": "SecretsGroupAssociation.secrets_group"},
+        notes=True,
+    )
+)
+register(
+    Resource(
+        SecretsGroupAssociation,
+        "extras/secrets-groups-associations",
+        display=Display(
+            ("secrets_group__name", "access_type", "secret_type", "secret__name"),
+            lambda group, access, kind, secret: f"{group}: {access} {kind}: {secret}",
+        ),
+        search=("secrets_group__name", "secret__name"),
+        natural_key=None,
+    )
+)
+register(
+    Resource(GraphQLQuery, "extras/graphql-queries", generic=OWNER, search=("name", "query"), notes=True)
+)
+extend_graphql(query=graphql.query_fields)
+
+
+def content_type_display(app_label: str, model: str) -> str:
+    """ "DCIM | device", as Django labels a type; a type whose model is gone shows its name."""
+    try:
+        config = apps.get_app_config(app_label)
+        return f"{config.verbose_name} | {config.get_model(model)._meta.verbose_name}"
+    except LookupError:
+        return model
+
+
+register(
+    Resource(
+        ContentType,
+        "extras/content-types",
+        display=Display(("app_label", "model"), content_type_display),
+        search=("app_label", "model"),
+        natural_key=None,
+        view_permission=False,  # any signed-in user, as the reference
+        writable=False,
     )
 )

@@ -329,6 +329,9 @@ class Device(ConfigContextModel, PrimaryModel):
     software_version = models.ForeignKey(
         SoftwareVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="devices"
     )
+    secrets_group = models.ForeignKey(
+        "extras.SecretsGroup", on_delete=models.SET_NULL, null=True, blank=True, related_name="devices"
+    )
     comments = models.TextField(blank=True)
     clusters = models.ManyToManyField(
         "virtualization.Cluster", through="dcim.DeviceClusterAssignment", related_name="devices", blank=True

@@ -29,8 +29,16 @@ from .groups import (
     DynamicGroupMembership,
     StaticGroupAssociation,
 )
+from .queries import GraphQLQuery
+from .secrets import ACCESS_TYPES, SECRET_TYPES, Secret, SecretsGroup, SecretsGroupAssociation
 
 __all__ = [
+    "GraphQLQuery",
+    "ACCESS_TYPES",
+    "SECRET_TYPES",
+    "Secret",
+    "SecretsGroup",
+    "SecretsGroupAssociation",
     "BUTTON_CLASSES",
     "CUSTOM_FIELD_TYPES",
     "FILTER_LOGIC",

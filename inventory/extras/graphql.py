@@ -1,0 +1,30 @@
+"""GraphQL fields beside the generated ones for extras: whether a secret's value is reachable
+(REST: secrets/<id>/check/). No field anywhere returns a secret's value."""
+
+from __future__ import annotations
+
+import graphene
+from graphene.types.generic import GenericScalar
+
+from queryengine.errors import NotFound
+from queryengine.query import restricted
+from queryengine.registry import resource_for
+from queryengine.scalars import UUID
+
+from . import secrets
+from .models import Secret
+
+
+def resolve_secret_check(root, info, id):
+    found = restricted(resource_for(Secret), info.context.user).filter(pk=id).first()
+    if found is None:
+        raise NotFound("No Secret matches the given query.")
+    return secrets.check(found)
+
+
+def query_fields(types) -> dict:
+    return {
+        "secret_check": graphene.Field(
+            GenericScalar, id=graphene.Argument(UUID, required=True), resolver=resolve_secret_check
+        )
+    }

@@ -1,0 +1,133 @@
+"""Secret providers: where a secret's value lives and how it is read.
+
+The service never stores a secret's value, only where to find it (a provider and its parameters);
+the value is read on demand by code that needs it, and no API response ever carries it. Adding
+a provider is one entry in PROVIDERS.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+class SecretError(Exception):
+    """Reading a secret failed; the message names the secret and provider, never a value."""
+
+    def __init__(self, secret, provider: str, message: str, kind: str = "SecretError"):
+        super().__init__(message)
+        self.secret, self.provider, self.message, self.kind = secret, provider, message, kind
+
+    def __str__(self) -> str:
+        return f'{self.kind}: Secret "{self.secret}" (provider "{self.provider}"): {self.message}'
+
+
+def _from_environment(parameters: dict) -> str | None:
+    return os.environ.get(parameters["variable"])
+
+
+def _from_text_file(parameters: dict) -> str | None:
+    path = parameters["path"]
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf8") as handle:
+        return handle.read().strip()
+
+
+def _absolute_path(path: str) -> str | None:
+    if not path.startswith("/"):
+        return "Path must be an absolute path, not a relative one"
+    if ".." in path:
+        return "Illegal character sequence in path"
+    return None
+
+
+@dataclass(frozen=True)
+class Provider:
+    slug: str
+    name: str
+    class_name: str  # how errors name the provider, as the reference's do
+    parameters: dict[str, str]  # parameter -> help text; all required strings
+    read: Callable[[dict], str | None]  # the value, or None when absent
+    not_found: Callable[[dict], str]  # the message for an absent value
+    checks: dict[str, Callable[[str], str | None]] = field(default_factory=dict)  # parameter -> error
+
+
+PROVIDERS = {
+    p.slug: p
+    for p in (
+        Provider(
+            "environment-variable",
+            "Environment Variable",
+            "EnvironmentVariableSecretsProvider",
+            {"variable": "Environment variable name"},
+            _from_environment,
+            lambda p: f'Undefined environment variable "{p["variable"]}"!',
+        ),
+        Provider(
+            "text-file",
+            "Text File",
+            "TextFileSecretsProvider",
+            {"path": "Absolute filesystem path to the file"},
+            _from_text_file,
+            lambda p: f'File "{p["path"]}" not found!',
+            {"path": _absolute_path},
+        ),
+    )
+}
+
+
+def unknown_provider(slug) -> str:
+    return f'No registered provider "{slug}" is available'
+
+
+def parameter_errors(slug: str, parameters) -> list[str]:
+    """What is wrong with a secret's parameters for its provider (empty when nothing is)."""
+    provider = PROVIDERS.get(slug)
+    if provider is None:
+        return []  # the provider itself is reported
+    if not isinstance(parameters, dict):
+        return [f'Expected a dictionary of parameters but got type "{type(parameters).__name__}".']
+    errors = [
+        f'Unknown parameter "{name}" for provider "{slug}".'
+        for name in parameters
+        if name not in provider.parameters
+    ]
+    for name in provider.parameters:
+        value = parameters.get(name)
+        if value is None or value == "":
+            errors.append(f'The "{name}" parameter is required.')
+        elif not isinstance(value, str):
+            errors.append(f'The "{name}" parameter must be a string.')
+        elif name in provider.checks and (problem := provider.checks[name](value)):
+            errors.append(problem)
+    return errors
+
+
+def read_value(secret) -> str:
+    """The value a secret stands for; raises SecretError (never shown to API clients as a value)."""
+    provider = PROVIDERS.get(secret.provider)
+    if provider is None:
+        raise SecretError(secret, secret.provider, unknown_provider(secret.provider), "SecretProviderError")
+    problems = parameter_errors(secret.provider, secret.parameters)
+    if problems:
+        raise SecretError(secret, provider.class_name, problems[0], "SecretParametersError")
+    try:
+        value = provider.read(secret.parameters)
+    except OSError as exc:
+        raise SecretError(secret, provider.class_name, exc.strerror or "unreadable") from None
+    if value is None:
+        raise SecretError(
+            secret, provider.class_name, provider.not_found(secret.parameters), "SecretValueNotFoundError"
+        )
+    return value
+
+
+def check(secret) -> dict:
+    """Whether the value is reachable, as the reference's `check` answers: never the value."""
+    try:
+        read_value(secret)
+    except SecretError as exc:
+        return {"result": False, "message": str(exc)}
+    return {"result": True, "message": "Passed"}

@@ -1,0 +1,259 @@
+"""Secrets, secrets groups and their associations: CRUD, validation, the value check, and the
+rule that no response (REST at any depth, GraphQL) ever carries a secret's value."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from inventory.dcim.models import Device
+from inventory.extras.models import Secret, SecretsGroup, SecretsGroupAssociation
+from inventory.users.models import Token, User
+
+from .builders import SUPERUSER_KEY
+from .conftest import Api, send
+
+VALUE = "s3cr3t-Value-never-shown"
+SECRETS = "/api/extras/secrets/"
+GROUPS = "/api/extras/secrets-groups/"
+ASSOCIATIONS = "/api/extras/secrets-groups-associations/"
+
+
+@pytest.fixture
+def admin(superuser):
+    Token.objects.create(user=superuser, key=SUPERUSER_KEY)
+    return Api(SUPERUSER_KEY)
+
+
+@pytest.fixture
+def in_environment(monkeypatch):
+    monkeypatch.setenv("NETINVENTORY_TEST_SECRET", VALUE)
+    return "NETINVENTORY_TEST_SECRET"
+
+
+@pytest.fixture
+def in_file(tmp_path):
+    path = tmp_path / "secret.txt"
+    path.write_text(f"  {VALUE}\n")
+    return str(path)
+
+
+def create_secret(api, **body) -> dict:
+    status, created = send(api, "post", SECRETS, body)
+    assert status == 201, created
+    return created
+
+
+def test_secret_crud_and_shape(admin, in_environment):
+    created = create_secret(
+        admin,
+        name="core password",
+        description="SSH to the core",
+        provider="environment-variable",
+        parameters={"variable": in_environment},
+    )
+    assert created["provider"] == "environment-variable"
+    assert created["parameters"] == {"variable": in_environment}
+    assert created["object_type"] == "extras.secret" and created["display"] == "core password"
+    assert set(created) >= {"tags", "custom_fields", "notes_url", "created", "last_updated"}
+    path = f"{SECRETS}{created['id']}/"
+    # A write's response also shows every `include=` value, as the reference's does.
+    assert admin.json(path, {"include": "relationships,computed_fields"}) == created
+    status, patched = send(admin, "patch", path, {"description": "changed"})
+    assert status == 200 and patched["description"] == "changed"
+    assert admin.json(SECRETS, {"provider": "environment-variable"})["count"] == 1
+    assert admin.json(SECRETS, {"q": "core"})["count"] == 1
+    assert send(admin, "delete", path) == (204, None)
+    assert not Secret.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "errors"),
+    [
+        (
+            {"provider": "vault", "parameters": {"path": "x"}},
+            {"provider": ['No registered provider "vault" is available']},
+        ),
+        (
+            {"provider": "environment-variable", "parameters": {}},
+            {"parameters": ["This field cannot be blank.", 'The "variable" parameter is required.']},
+        ),
+        (
+            {"provider": "environment-variable", "parameters": {"variable": 5}},
+            {"parameters": ['The "variable" parameter must be a string.']},
+        ),
+        (
+            {"provider": "environment-variable", "parameters": {"variable": "A", "path": "/x"}},
+            {"parameters": ['Unknown parameter "path" for provider "environment-variable".']},
+        ),
+        (
+            {"provider": "text-file", "parameters": {"path": "relative/file"}},
+            {"parameters": ["Path must be an absolute path, not a relative one"]},
+        ),
+        (
+            {"provider": "text-file", "parameters": {"path": "/etc/../root/file"}},
+            {"parameters": ["Illegal character sequence in path"]},
+        ),
+        (
+            {"provider": "text-file", "parameters": ["/etc/file"]},
+            {"parameters": ['Expected a dictionary of parameters but got type "list".']},
+        ),
+    ],
+)
+def test_provider_and_parameters_are_validated(admin, body, errors):
+    assert send(admin, "post", SECRETS, {"name": "bad", **body}) == (400, errors)
+    assert not Secret.objects.exists()
+
+
+def test_duplicate_name_is_400(admin, in_environment):
+    body = {"name": "dup", "provider": "environment-variable", "parameters": {"variable": in_environment}}
+    create_secret(admin, **body)
+    status, errors = send(admin, "post", SECRETS, body)
+    assert status == 400 and list(errors) == ["name"]
+
+
+def test_check_says_whether_the_value_is_reachable_and_never_shows_it(admin, in_environment, in_file):
+    from_env = create_secret(
+        admin, name="env", provider="environment-variable", parameters={"variable": in_environment}
+    )
+    from_file = create_secret(admin, name="file", provider="text-file", parameters={"path": in_file})
+    missing = create_secret(
+        admin, name="missing", provider="environment-variable", parameters={"variable": "NO_SUCH_VARIABLE_X"}
+    )
+    gone = create_secret(admin, name="gone", provider="text-file", parameters={"path": in_file + ".old"})
+    for secret in (from_env, from_file):
+        response = admin.get(f"{SECRETS}{secret['id']}/check/")
+        assert response.status_code == 200
+        assert orjson.loads(response.content) == {"result": True, "message": "Passed"}
+        assert VALUE.encode() not in response.content
+    assert admin.json(f"{SECRETS}{missing['id']}/check/") == {
+        "result": False,
+        "message": 'SecretValueNotFoundError: Secret "missing" (provider "EnvironmentVariableSecretsProvider"): '
+        'Undefined environment variable "NO_SUCH_VARIABLE_X"!',
+    }
+    assert admin.json(f"{SECRETS}{gone['id']}/check/")["result"] is False
+    assert admin.json(f"{SECRETS}00000000-0000-4000-8000-000000000000/check/", status=404) == {
+        "detail": "No Secret matches the given query."
+    }
+    assert Api(None).json(f"{SECRETS}{from_env['id']}/check/", status=403)
+    assert admin.client.post(f"{SECRETS}{from_env['id']}/check/").status_code == 405
+
+
+def test_check_needs_view_permission(admin, in_environment, superuser):
+    secret = create_secret(admin, name="env", provider="environment-variable", parameters={"variable": "X"})
+    viewer = User.objects.create_user("viewer")
+    token = Token.objects.create(user=viewer)
+    assert Api(token.key).json(f"{SECRETS}{secret['id']}/check/", status=403)
+
+
+def test_group_and_associations(admin, in_environment):
+    password = create_secret(
+        admin, name="password", provider="environment-variable", parameters={"variable": in_environment}
+    )
+    username = create_secret(admin, name="username", provider="text-file", parameters={"path": "/etc/user"})
+    status, group = send(admin, "post", GROUPS, {"name": "Core SSH", "description": "core routers"})
+    assert status == 201, group
+    status, first = send(
+        admin,
+        "post",
+        ASSOCIATIONS,
+        {"secrets_group": "Core SSH", "secret": "password", "access_type": "SSH", "secret_type": "password"},
+    )
+    assert status == 201, first
+    assert first["access_type"] == {"value": "SSH", "label": "SSH"}
+    assert first["secret_type"] == {"value": "password", "label": "Password"}
+    assert first["display"] == "Core SSH: SSH password: password"
+    status, second = send(
+        admin,
+        "post",
+        ASSOCIATIONS,
+        {
+            "secrets_group": group["id"],
+            "secret": username["id"],
+            "access_type": "SSH",
+            "secret_type": "username",
+        },
+    )
+    assert status == 201, second
+    shown = admin.json(f"{GROUPS}{group['id']}/", {"exclude_m2m": "false"})
+    assert {item["id"] for item in shown["secrets"]} == {first["id"], second["id"]}
+    assert {item["object_type"] for item in shown["secrets"]} == {"extras.secretsgroupassociation"}
+    assert "secrets" not in admin.json(f"{GROUPS}{group['id']}/")  # 3.0: lists on request
+    assert admin.json(ASSOCIATIONS, {"secrets_group": "Core SSH", "access_type": "SSH"})["count"] == 2
+    assert admin.json(ASSOCIATIONS, {"secret": password["id"]})["count"] == 1
+    assert admin.json(ASSOCIATIONS, {"secret_type": "username"})["results"][0]["id"] == second["id"]
+    # One secret per access and secret type in a group.
+    status, errors = send(
+        admin,
+        "post",
+        ASSOCIATIONS,
+        {"secrets_group": "Core SSH", "secret": "username", "access_type": "SSH", "secret_type": "password"},
+    )
+    assert status == 400
+    assert errors == {
+        "non_field_errors": ["The fields secrets_group, access_type, secret_type must make a unique set."]
+    }
+    status, errors = send(
+        admin,
+        "post",
+        ASSOCIATIONS,
+        {"secrets_group": "Core SSH", "secret": "username", "access_type": "Telnet", "secret_type": "pin"},
+    )
+    assert status == 400 and errors == {
+        "access_type": ['"Telnet" is not a valid choice.'],
+        "secret_type": ['"pin" is not a valid choice.'],
+    }
+    # Deleting a secret takes its associations; deleting a group takes the rest.
+    assert send(admin, "delete", f"{SECRETS}{password['id']}/") == (204, None)
+    assert SecretsGroupAssociation.objects.count() == 1
+    assert send(admin, "delete", f"{GROUPS}{group['id']}/") == (204, None)
+    assert not SecretsGroupAssociation.objects.exists()
+
+
+def test_devices_take_a_secrets_group(api, sample):
+    device = Device.objects.get(name="leaf1")
+    group = SecretsGroup.objects.get(name="Device credentials")
+    path = f"/api/dcim/devices/{device.pk}/"
+    status, patched = send(api, "patch", path, {"secrets_group": None})
+    assert status == 200 and patched["secrets_group"] is None
+    status, patched = send(api, "patch", path, {"secrets_group": "Device credentials"})
+    assert status == 200 and patched["secrets_group"]["id"] == str(group.pk)
+    assert api.json(path, {"depth": 1})["secrets_group"]["name"] == "Device credentials"
+    assert api.json("/api/dcim/devices/", {"secrets_group": "Device credentials"})["count"] == 1
+    status, errors = send(api, "patch", path, {"secrets_group": "no such group"})
+    assert status == 400 and list(errors) == ["secrets_group"]
+    # A group in use may go; its devices keep no group.
+    assert send(api, "delete", f"{GROUPS}{group.pk}/") == (204, None)
+    assert Device.objects.get(pk=device.pk).secrets_group is None
+
+
+def test_no_response_carries_a_secret_value(api, sample, monkeypatch, tmp_path):
+    """Every secret readable, then every way of reading secrets and what refers to them."""
+    monkeypatch.setenv("NETOPS_PASSWORD", VALUE)
+    path = tmp_path / "username"
+    path.write_text(VALUE)
+    Secret.objects.filter(provider="text-file").update(parameters={"path": str(path)})
+    device = Device.objects.get(name="leaf1")
+    paths = [SECRETS, GROUPS, ASSOCIATIONS, f"/api/dcim/devices/{device.pk}/"]
+    paths += [f"{SECRETS}{pk}/" for pk in Secret.objects.values_list("pk", flat=True)]
+    paths += [f"{SECRETS}{pk}/check/" for pk in Secret.objects.values_list("pk", flat=True)]
+    for path_ in paths:
+        for depth in range(0, 4):
+            response = api.get(path_, {"depth": depth, "exclude_m2m": "false"})
+            assert response.status_code == 200, path_
+            assert VALUE.encode() not in response.content, path_
+    assert VALUE.encode() not in api.client.options(SECRETS).content
+    schema = api.post("/api/graphql/", {"query": '{ __type(name: "SecretType") { fields { name } } }'})
+    fields = {f["name"] for f in orjson.loads(schema.content)["data"]["__type"]["fields"]}
+    assert fields >= {"name", "provider", "parameters"}
+    assert not fields & {"value", "secret_value", "get_value"}
+    query = (
+        "{ secrets { name provider parameters } "
+        "secrets_groups { name secrets { secret { name parameters } access_type secret_type } } "
+        "devices { secrets_group { name } } }"
+    )
+    response = api.post("/api/graphql/", {"query": query})
+    assert response.status_code == 200, response.content
+    body = orjson.loads(response.content)
+    assert "errors" not in body and body["data"]["secrets"]
+    assert VALUE.encode() not in response.content
