@@ -314,7 +314,7 @@ def matches(flt: Filter, resource, obj, raw) -> bool:
     if flt.kind == "search" and resource.search_q is not None:
         return all(network_oracle.search_matches(obj, v) for v in values)
     if flt.kind == "search":
-        return any(v.lower() in str(getattr(obj, f) or "").lower() for v in values for f in resource.search)
+        return any(v.lower() in str(value_at(obj, f) or "").lower() for v in values for f in resource.search)
     if flt.kind == "tags":
         names = {t.name for t in obj.tags.all()}
         return not names & set(values) if flt.negate else set(values) <= names
