@@ -133,8 +133,8 @@ def _free_ends(body: dict, suffix: str) -> dict:
 
 
 def _free_connector(body: dict, suffix: str) -> dict:
-    """A further connector needs a cable with one free: a new 1x2 breakout cable each time, its
-    second B connector plugged with a new interface."""
+    """A further connector needs a cable with one free: a new 2x2 cable each time, the second
+    connector of the copied record's end plugged with a new interface."""
     from inventory.dcim.models import Cable, CableType, Device, Interface
     from inventory.extras.models import Status
 
@@ -160,7 +160,7 @@ def _free_connector(body: dict, suffix: str) -> dict:
     cable.save()
     ends = {name: None for name in ("console_port", "front_port", "rear_port", "power_port", "power_outlet")}
     ends.update({"console_server_port": None, "power_feed": None, "circuit_termination": None})
-    return {**body, **ends, "cable": str(cable.pk), "cable_end": "B", "connector": 2, "interface": str(b2.pk)}
+    return {**body, **ends, "cable": str(cable.pk), "connector": 2, "interface": str(b2.pk)}
 
 
 def _fresh_key(body: dict, suffix: str) -> dict:
