@@ -145,7 +145,7 @@ def _free_connector(body: dict, suffix: str) -> dict:
         Status.objects.get(name="Active"),
     )
     fanout, _ = CableType.objects.get_or_create(
-        name="fresh 1x2", defaults={"b_connectors": 2, "total_lanes": 2}
+        name="fresh 2x2", defaults={"a_connectors": 2, "b_connectors": 2, "total_lanes": 2}
     )
     a, b, b2 = (
         Interface.objects.create(

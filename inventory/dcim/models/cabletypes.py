@@ -275,6 +275,8 @@ class CableToCableTermination(BaseModel):
         self.clean_end(given[0])
 
     def clean_connector(self) -> None:
+        if not isinstance(self.connector, int) or not 1 <= self.connector <= MAX_CONNECTORS:
+            raise ValidationError({})  # the field's own validators have said why
         cable_type = self.cable.cable_type
         most = cable_type.connectors(self.cable_end) if cable_type else 1
         if not 1 <= self.connector <= most:
