@@ -36,7 +36,9 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
         parts += resource.derived
     for spec in resource.fields:
         if spec.kind == INCLUDED:
-            if top and spec.name in many:
+            if spec.name in resource.loaded:
+                parts.append(f"{spec.name}(depth: {depth if top else 0})")
+            elif top and spec.name in many:
                 parts.append(f"{spec.name}(depth: {depth})")
         elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
             parts.append(spec.name)

@@ -162,6 +162,9 @@ class Resource:
     reverse_one: tuple[str, ...] = ()
     graphql_list: str | None = None  # the list's GraphQL name where the route's would clash
     notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
+    # Values read a page at a time like `include=` ones, but always shown, nested ones included
+    # (at depth 0 there): a cable's `terminations` by connector.
+    loaded: dict[str, Included] = field(default_factory=dict)
     writable: bool = True  # False: read-only (GET, HEAD, OPTIONS; no mutations), e.g. content types
 
     @property
@@ -255,6 +258,8 @@ class Resource:
         for name, included in INCLUDES.items():
             if included.applies(self):
                 specs.append(FieldSpec(name, INCLUDED, included=included))
+        for name, included in self.loaded.items():
+            specs.append(FieldSpec(name, INCLUDED, included=included))
         return specs
 
     @property

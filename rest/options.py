@@ -13,6 +13,7 @@ from queryengine.registry import (
     CONTENT_TYPES,
     FOREIGN_KEY,
     GENERIC,
+    INCLUDED,
     MANY_TO_MANY,
     REVERSE,
     SCALAR,
@@ -94,11 +95,13 @@ def describe_fields(resource: Resource) -> dict:
         if spec.kind == COMPUTED:
             entry = writable.get(spec.name)
             fields[spec.name] = {
-                "type": "string" if spec.computed.output == "string" else "field",
+                "type": {"string": "string", "integer": "integer"}.get(spec.computed.output, "field"),
                 "required": bool(entry and entry.required),
                 "read_only": entry is None,
                 "label": _label(spec.name.replace("_", " ")),
             }
+        elif spec.kind == INCLUDED and spec.name in resource.loaded:
+            fields[spec.name] = _read_only(spec.name)  # written too, but the reference says read-only
         elif (
             spec.kind in (GENERIC, REVERSE) or spec.model_field is not None and not spec.model_field.concrete
         ):

@@ -9,12 +9,15 @@ from django.contrib.contenttypes.models import ContentType
 from inventory.circuits.models import Circuit, CircuitTermination, CircuitType, Provider, ProviderNetwork
 from inventory.dcim.models import (
     Cable,
+    CableToCableTermination,
+    CableType,
     ConsolePort,
     ConsoleServerPort,
     Device,
     DeviceClusterAssignment,
     FrontPort,
     Interface,
+    Manufacturer,
     Platform,
 )
 from inventory.extras.models import Role, Status
@@ -125,7 +128,7 @@ def build_circuits_and_vms(s: str, tenants, site, room, active, addresses) -> di
         ),
     ]
     link = IPAddressToInterface.objects.create(ip_address=addresses[1], vm_interface=vm_interfaces[0])
-    cables = build_cables(s, terminations[0])
+    cable_types, cables = build_cables(s, terminations[0])
     machines[0].primary_ip4 = addresses[1]
     machines[0].save()
     return {
@@ -142,6 +145,8 @@ def build_circuits_and_vms(s: str, tenants, site, room, active, addresses) -> di
         VMInterface: vm_interfaces,
         "vm address": [link],
         Cable: cables,
+        CableType: cable_types,
+        CableToCableTermination: list(CableToCableTermination.objects.filter(cable__in=cables)),
     }
 
 
@@ -160,7 +165,24 @@ def build_cables(s: str, termination) -> list:
             **fields,
         )
 
-    return [
+    vendor = Manufacturer.objects.order_by("name").first()
+    kinds = [
+        CableType.objects.create(
+            name=f"LC duplex{s}",
+            manufacturer=vendor,
+            part_number="LC-2M",
+            strands_per_lane=2,
+            polarity_method="straight-through",
+        ),
+        CableType.objects.create(
+            name=f"1x4 AOC fanout{s}",
+            b_connectors=4,
+            total_lanes=4,
+            has_embedded_transceivers=True,
+            description="QSFP to 4 SFP",
+        ),
+    ]
+    return kinds, [
         cable(
             Interface.objects.get(device=leaf, name="Ethernet2"),
             Interface.objects.get(device=core, name="xe-0/0/0"),
@@ -171,7 +193,10 @@ def build_cables(s: str, termination) -> list:
             label=f"L-100{s}",
         ),
         cable(
-            ConsolePort.objects.get(device=leaf), ConsoleServerPort.objects.get(device=core), status=planned
+            ConsolePort.objects.get(device=leaf),
+            ConsoleServerPort.objects.get(device=core),
+            status=planned,
+            cable_type=kinds[0],
         ),
         cable(termination, FrontPort.objects.get(device=core), status=connected, color="ff9800"),
     ]

@@ -8,6 +8,7 @@ import itertools
 import orjson
 import pytest
 from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
 from django.core.validators import MaxLengthValidator
 from django.db import models
 
@@ -132,6 +133,37 @@ def _free_ends(body: dict, suffix: str) -> dict:
     }
 
 
+def _free_connector(body: dict, suffix: str) -> dict:
+    """A further connector needs a cable with one free: a new 2x2 cable each time, the second
+    connector of the copied record's end plugged with a new interface."""
+    from inventory.dcim.models import Cable, CableType, Device, Interface
+    from inventory.extras.models import Status
+
+    if not suffix:
+        return body
+    device, active = (
+        Device.objects.filter(interfaces__isnull=False).first(),
+        Status.objects.get(name="Active"),
+    )
+    fanout, _ = CableType.objects.get_or_create(
+        name="fresh 2x2", defaults={"a_connectors": 2, "b_connectors": 2, "total_lanes": 2}
+    )
+    a, b, b2 = (
+        Interface.objects.create(
+            device=device, name=f"fanout-{next(_numbers)}", type="25gbase-x-sfp28", status=active
+        )
+        for _ in range(3)
+    )
+    cable = Cable(cable_type=fanout, status=Status.objects.get(name="Connected"))
+    for side, end in (("a", a), ("b", b)):
+        setattr(cable, f"termination_{side}_type", ContentType.objects.get_for_model(end))
+        setattr(cable, f"termination_{side}_id", end.pk)
+    cable.save()
+    ends = {name: None for name in ("console_port", "front_port", "rear_port", "power_port", "power_outlet")}
+    ends.update({"console_server_port": None, "power_feed": None, "circuit_termination": None})
+    return {**body, **ends, "cable": str(cable.pk), "connector": 2, "interface": str(b2.pk)}
+
+
 def _fresh_key(body: dict, suffix: str) -> dict:
     """A custom field's key is an identifier: a new one, not the old one with a suffix."""
     return {**body, "key": f"fresh_{next(_numbers)}"} if suffix else body
@@ -187,6 +219,7 @@ FRESH = {
     "dcim.RackReservation": _free_units,
     "circuits.CircuitTermination": _fresh_circuit,
     "dcim.Cable": _free_ends,
+    "dcim.CableToCableTermination": _free_connector,
     "extras.CustomField": _fresh_key,
     "extras.StaticGroupAssociation": _fresh_static_member,
     "extras.RelationshipAssociation": _fresh_affiliates,

@@ -558,6 +558,15 @@ CABLE_LENGTH_UNITS = (
     ("ft", "Feet"),
     ("in", "Inches"),
 )
+CABLE_POLARITY_METHODS = (
+    ("straight-through", "Straight-through"),
+    ("reversed", "Reversed"),
+    ("pair-reversed", "Pair-reversed"),
+    ("other", "Other"),
+)
+CABLE_ENDS = (("A", "A"), ("B", "B"))
+# Cable types with several connectors on a side carry lanes only these kinds of ends can take.
+BREAKOUT_TERMINATIONS = frozenset({"circuittermination", "frontport", "interface", "rearport"})
 # Which kinds of ends a cable may join (model names, both directions listed).
 COMPATIBLE_TERMINATIONS = {
     "circuittermination": {"interface", "frontport", "rearport", "circuittermination"},

@@ -3,14 +3,16 @@ import uuid
 from functools import reduce
 
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Q
+from django.db.models import F, Q
 
 from queryengine.filters import parse_bool
 from queryengine.registry import Computed, CustomFilter, Display, Resource, extend_graphql, register
 
-from . import choices, graphql
+from . import choices, graphql, terminations
 from .models import (
     Cable,
+    CableToCableTermination,
+    CableType,
     ConsolePort,
     ConsolePortTemplate,
     ConsoleServerPort,
@@ -54,6 +56,7 @@ from .models import (
     VirtualChassis,
 )
 from .models.cables import CABLE_ENDS, CableTermination
+from .models.cabletypes import END_FIELDS
 from .models.interfaces import VIRTUAL_INTERFACE_TYPES
 from .models.paths import ENDPOINT_TYPES
 
@@ -414,6 +417,8 @@ register(
 
 # --- components --------------------------------------------------------------------------------
 
+# Record fields whose objects have names (a circuit termination shows its side).
+END_NAMED = [f for f in END_FIELDS.values() if f != "circuit_termination"]
 CABLED_COMPONENTS = (ConsolePort, ConsoleServerPort, PowerPort, PowerOutlet, Interface, FrontPort, RearPort)
 COMPONENT_RELATIONS = {
     "location": "device__location",
@@ -505,9 +510,26 @@ register(
 register(Resource(PowerFeed, "dcim/power-feeds", **cabled(search=("name", "comments"), natural_key=None)))
 register(
     Resource(
+        CableType,
+        "dcim/cable-types",
+        search=("name", "description", "manufacturer__name", "part_number"),
+        filters={
+            "is_breakout": flag(
+                lambda _: ~Q(a_connectors=F("b_connectors")), lambda t: t.a_connectors != t.b_connectors
+            )
+        },
+    )
+)
+register(
+    Resource(
         Cable,
         "dcim/cables",
         display=Display(("label", "pk"), lambda label, pk: label or f"#{pk}"),
+        computed={
+            "total_lanes": Computed(("cable_type__total_lanes",), lambda lanes: lanes or 1, output="integer"),
+            "connected_lanes": Computed(("_connected_lanes",), int, output="integer"),
+        },
+        loaded={"terminations": terminations.TERMINATIONS},
         generic={
             "termination_a": ("termination_a_type", "termination_a_id", CABLE_ENDS),
             "termination_b": ("termination_b_type", "termination_b_id", CABLE_ENDS),
@@ -516,8 +538,32 @@ register(
         filters={
             "device": cable_ends("device", Device, "leaf1"),
             "location": cable_ends("device__location", Location, "AMS1"),
+            "has_cable_type": flag(
+                lambda _: Q(cable_type__isnull=False), lambda c: c.cable_type_id is not None
+            ),
         },
         natural_key=None,
+    )
+)
+register(
+    Resource(
+        CableToCableTermination,
+        "dcim/cables-to-cable-terminations",
+        display=Display(
+            (
+                "cable__label",
+                "cable_id",
+                "cable_end",
+                *(f"{f}__name" for f in END_NAMED),
+                "circuit_termination__term_side",
+            ),
+            lambda label, pk, end, *names: (
+                f"{label or f'#{pk}'} {end}-side: {next((n for n in names if n), '')}"
+            ),
+        ),
+        search=(),
+        natural_key=None,
+        notes=False,
     )
 )
 

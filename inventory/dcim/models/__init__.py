@@ -1,6 +1,7 @@
 """DCIM models: locations, racks, device types and their templates, devices and their components."""
 
 from .cables import Cable
+from .cabletypes import CableToCableTermination, CableType
 from .components import (
     ConsolePort,
     ConsoleServerPort,
@@ -47,6 +48,8 @@ from .templates import (
 )
 
 __all__ = [
+    "CableToCableTermination",
+    "CableType",
     "Cable",
     "CablePath",
     "ConsolePort",

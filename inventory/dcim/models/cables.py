@@ -8,6 +8,7 @@ from django.db import models
 from inventory.base import PrimaryModel
 
 from .. import choices
+from .cabletypes import CableToCableTermination, count_connected_lanes, end_field
 from .paths import CablePath, object_types, retrace_later, retrace_through
 
 # Interface types a cable cannot plug into (they have no physical port).
@@ -52,6 +53,17 @@ class Cable(PrimaryModel):
     color = models.CharField(max_length=6, blank=True)
     length = models.PositiveSmallIntegerField(null=True, blank=True)
     length_unit = models.CharField(max_length=50, choices=choices.CABLE_LENGTH_UNITS, blank=True)
+    cable_type = models.ForeignKey(
+        "dcim.CableType",
+        on_delete=models.PROTECT,
+        related_name="cables",
+        null=True,
+        blank=True,
+        help_text="The cable type defining this cable's lane structure and other properties."
+        "May be null for standard point-to-point cables.",
+    )
+    # Lanes with an object at both ends, kept as the cable's connectors are plugged and unplugged.
+    _connected_lanes = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         ordering = ["label", "id"]
@@ -94,6 +106,7 @@ class Cable(PrimaryModel):
                 raise ValidationError("A cable's ends cannot be changed: delete it and create a new one.")
         ends = {side: self.clean_end(side) for side in ("a", "b")}
         a, b = ends["a"], ends["b"]
+        self.clean_cable_type(a, b)
         if self.termination_a_type_id == self.termination_b_type_id and a.pk == b.pk:
             raise ValidationError({"termination_b_id": ["Cannot connect a termination to itself"]})
         kind_a, kind_b = self.termination_a_type.model, self.termination_b_type.model
@@ -101,6 +114,39 @@ class Cable(PrimaryModel):
             raise ValidationError(
                 {"termination_b_type": [f"Incompatible termination types: {kind_a} and {kind_b}"]}
             )
+
+    def clean_cable_type(self, a, b) -> None:
+        """A multi-connector type takes only breakout-capable ends, and every connector already
+        plugged must exist on the new type."""
+        kind = self.cable_type
+        if kind is None:
+            plugged = self.terminations.filter(connector__gt=1) if self.pk else None
+            if plugged is not None and plugged.exists():
+                raise ValidationError(
+                    {"cable_type": ["Connectors beyond the first are plugged: unplug them first."]}
+                )
+            return
+        if kind.is_multi_connector:
+            for end in (a, b):
+                if end._meta.model_name not in choices.BREAKOUT_TERMINATIONS:
+                    raise ValidationError(
+                        {
+                            "cable_type": [
+                                f"A {end._meta.verbose_name} cannot terminate a multi-connector cable type; only "
+                                "interfaces, front ports, rear ports, and circuit terminations support breakout."
+                            ]
+                        }
+                    )
+        if self.pk:
+            for side in ("A", "B"):
+                if self.terminations.filter(cable_end=side, connector__gt=kind.connectors(side)).exists():
+                    raise ValidationError(
+                        {
+                            "cable_type": [
+                                f"The {side}-side of this cable has connectors {kind.name} does not have."
+                            ]
+                        }
+                    )
 
     def clean_end(self, side: str):
         kind = getattr(self, f"termination_{side}_type")
@@ -131,12 +177,19 @@ class Cable(PrimaryModel):
         return end
 
     def save(self, *args, **kwargs):
+        adding = self._state.adding
         super().save(*args, **kwargs)
         a, b = self.end("a"), self.end("b")
         for end, peer in ((a, b), (b, a)):
             type(end)._default_manager.filter(pk=end.pk).update(
                 cable=self, _cable_peer_type=ContentType.objects.get_for_model(peer), _cable_peer_id=peer.pk
             )
+        if adding:  # connector 1 of each end: the cable's own ends
+            CableToCableTermination.objects.bulk_create(
+                CableToCableTermination(cable=self, cable_end=side, connector=1, **{end_field(end): end})
+                for side, end in (("A", a), ("B", b))
+            )
+        count_connected_lanes(self.pk)
         retrace_through(self, a, b)  # a status change makes paths (in)active too
 
 
