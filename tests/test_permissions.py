@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 
-from inventory.dcim.models import Device
+from inventory.dcim.models import Device, Location
 from inventory.extras.models import Note
 from inventory.ipam.models import Prefix
 from inventory.tenancy.models import Tenant
@@ -22,7 +22,7 @@ from inventory.users.models import Group, ObjectPermission, Token, User
 from queryengine.registry import resources
 
 from .builders import SUPERUSER_KEY
-from .conftest import Api
+from .conftest import Api, send
 
 NO_PERMISSION = {"detail": "You do not have permission to perform this action."}
 NO_CREDENTIALS = {"detail": "Authentication credentials were not provided."}
@@ -206,3 +206,106 @@ def test_permission_lookup_is_one_query_per_request(sample, superuser):
     with CaptureQueriesContext(connection) as queries:
         viewer.json("/api/dcim/devices/")
     assert not any("users_objectpermission" in q["sql"] for q in queries.captured_queries)
+
+
+# -- writes ----------------------------------------------------------------------------------
+
+
+def device_patch(api, device, body):
+    return send(api, "patch", f"/api/dcim/devices/{device.pk}/", body)
+
+
+def test_change_is_checked_before_and_after(sample, superuser):
+    user, api = account()
+    grant(user, ["dcim.device"], ["view", "change"], {"location__name": "AMS1"})
+    leaf, core = Device.objects.get(name="leaf1"), Device.objects.get(name="core1")
+    blade = Device.objects.get(name=None)
+    fra = Location.objects.get(name="fra2")
+    assert device_patch(api, leaf, {"serial": "S1"})[0] == 200
+    # Outside the constraints beforehand: not found, for one object or among many.
+    assert device_patch(api, blade, {"serial": "S2"})[0] == 404
+    bulk = [{"id": str(leaf.pk), "serial": "S3"}, {"id": str(blade.pk), "serial": "S3"}]
+    assert send(api, "patch", "/api/dcim/devices/", bulk)[0] == 404
+    # Outside them afterwards: refused, and nothing of the request is written.
+    assert device_patch(api, leaf, {"location": str(fra.pk), "rack": None}) == (403, NO_PERMISSION)
+    bulk = [{"id": str(core.pk), "serial": "S4"}, {"id": str(leaf.pk), "location": str(fra.pk), "rack": None}]
+    assert send(api, "patch", "/api/dcim/devices/", bulk) == (403, NO_PERMISSION)
+    assert Device.objects.get(pk=leaf.pk).location.name == "AMS1"
+    assert Device.objects.get(pk=leaf.pk).serial == "S1" and Device.objects.get(pk=core.pk).serial != "S4"
+    assert Device.objects.get(pk=blade.pk).serial != "S2"
+    # The same through GraphQL.
+    mutation = 'mutation ($id: String) { update_devices(data: [{id: $id, serial: "G"}]) { id } }'
+    result = graphql(api, mutation, {"id": str(blade.pk)})
+    assert result["errors"] and Device.objects.get(pk=blade.pk).serial != "G"
+    # Without the change action: refused outright; a model permission allows any object.
+    _, viewer = account("dcim.view_device")
+    assert device_patch(viewer, leaf, {"serial": "S5"}) == (403, NO_PERMISSION)
+    _, changer = account("dcim.view_device", "dcim.change_device")
+    assert device_patch(changer, blade, {"serial": "S6"})[0] == 200
+
+
+def test_add_must_land_inside_the_constraints(sample, superuser):
+    user, api = account()
+    grant(user, ["tenancy.tenant"], ["view", "add"], {"tenant_group__name": "Customers"})
+    before = Tenant.objects.count()
+    assert (
+        send(api, "post", "/api/tenancy/tenants/", {"name": "Hooli", "tenant_group": "Customers"})[0] == 201
+    )
+    assert send(api, "post", "/api/tenancy/tenants/", {"name": "Umbrella", "tenant_group": "Internal"}) == (
+        403,
+        NO_PERMISSION,
+    )
+    bulk = [{"name": "Soylent", "tenant_group": "Customers"}, {"name": "Tyrell"}]
+    assert send(api, "post", "/api/tenancy/tenants/", bulk) == (403, NO_PERMISSION)
+    assert Tenant.objects.count() == before + 1
+    # No permission, read-only tokens, expired tokens and anonymous callers add nothing.
+    _, nobody = account()
+    _, read_only = account("tenancy.add_tenant", "tenancy.view_tenant", write=False)
+    _, expired = account("tenancy.add_tenant", expires=timezone.now() - datetime.timedelta(seconds=1))
+    for caller in (nobody, read_only, expired, Api(None)):
+        assert send(caller, "post", "/api/tenancy/tenants/", {"name": "Nobody"})[0] == 403
+    assert send(Api(sample[Token][1].key), "post", "/api/tenancy/tenants/", {"name": "RO"})[0] == 403
+    assert send(Api(SUPERUSER_KEY), "post", "/api/tenancy/tenants/", {"name": "Root"})[0] == 201
+    assert Tenant.objects.count() == before + 2
+
+
+def test_delete_only_inside_the_constraints(sample, superuser):
+    user, api = account()
+    grant(user, ["ipam.prefix"], ["view", "delete"], {"description": "documentation"})
+    doomed = Prefix.objects.get(description="documentation")
+    kept = Prefix.objects.get(description="rfc1918")
+    assert send(api, "delete", f"/api/ipam/prefixes/{kept.pk}/")[0] == 404
+    assert (
+        send(api, "delete", "/api/ipam/prefixes/", [{"id": str(doomed.pk)}, {"id": str(kept.pk)}])[0] == 404
+    )
+    assert Prefix.objects.filter(pk__in=[doomed.pk, kept.pk]).count() == 2
+    assert send(api, "delete", f"/api/ipam/prefixes/{doomed.pk}/")[0] == 204
+    assert not Prefix.objects.filter(pk=doomed.pk).exists()
+
+
+def test_token_creation_is_a_permission(sample, superuser):
+    user, api = account()
+    assert send(api, "post", "/api/users/tokens/", {}) == (403, NO_PERMISSION)
+    grant(user, ["users.token"], ["add"], {"write_enabled": False})
+    assert send(api, "post", "/api/users/tokens/", {"write_enabled": True}) == (403, NO_PERMISSION)
+    status, body = send(api, "post", "/api/users/tokens/", {"write_enabled": False})
+    assert status == 201 and body["write_enabled"] is False
+    assert Token.objects.filter(user=user).count() == 2
+
+
+def test_permission_validation(sample, superuser):
+    api = Api(SUPERUSER_KEY)
+    body = {"name": "bad", "object_types": ["dcim.device"], "actions": ["view", "fly"]}
+    status, errors = send(api, "post", "/api/users/permissions/", body)
+    assert status == 400 and list(errors) == ["actions"] and "fly" in errors["actions"][0]
+    body = {**body, "actions": ["view"], "constraints": {"nosuch__name": "x"}}
+    status, errors = send(api, "post", "/api/users/permissions/", body)
+    assert status == 400 and list(errors) == ["constraints"] and "nosuch" in errors["constraints"][0]
+    body = {**body, "constraints": [{"location__name": "AMS1"}, {"tenant__name": "Acme"}]}
+    status, created = send(api, "post", "/api/users/permissions/", body)
+    assert status == 201 and created["object_types"] == ["dcim.device"] and created["enabled"] is True
+    assert created["constraints"] == body["constraints"]
+    status, errors = send(
+        api, "patch", f"/api/users/permissions/{created['id']}/", {"object_types": ["tenancy.tenant"]}
+    )
+    assert status == 400 and "location" in errors["constraints"][0]
