@@ -227,8 +227,9 @@ def test_change_is_checked_before_and_after(sample, superuser):
     bulk = [{"id": str(leaf.pk), "serial": "S3"}, {"id": str(blade.pk), "serial": "S3"}]
     assert send(api, "patch", "/api/dcim/devices/", bulk)[0] == 404
     # Outside them afterwards: refused, and nothing of the request is written.
-    assert device_patch(api, leaf, {"location": str(fra.pk), "rack": None}) == (403, NO_PERMISSION)
-    bulk = [{"id": str(core.pk), "serial": "S4"}, {"id": str(leaf.pk), "location": str(fra.pk), "rack": None}]
+    away = {"location": str(fra.pk), "rack": None, "face": None, "position": None}
+    assert device_patch(api, leaf, away) == (403, NO_PERMISSION)
+    bulk = [{"id": str(core.pk), "serial": "S4"}, {"id": str(leaf.pk), **away}]
     assert send(api, "patch", "/api/dcim/devices/", bulk) == (403, NO_PERMISSION)
     assert Device.objects.get(pk=leaf.pk).location.name == "AMS1"
     assert Device.objects.get(pk=leaf.pk).serial == "S1" and Device.objects.get(pk=core.pk).serial != "S4"
