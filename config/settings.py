@@ -135,6 +135,7 @@ MIDDLEWARE = [
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "users.User"
+AUTHENTICATION_BACKENDS = ["inventory.users.permissions.ModelPermissionBackend"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 APPEND_SLASH = False  # the API answers a missing slash itself (spec §4.1: 302)
 

@@ -4,9 +4,11 @@ every model, each taking a list (one item for single-object writes) and all-or-n
 from __future__ import annotations
 
 import graphene
+from django.db.models import Q
 from graphene.types.generic import GenericScalar
 
 from .errors import PermissionDenied, ValidationFailed
+from .permissions import allowed_rows, within
 from .registry import MUTATION_EXTENSIONS, Resource, resources
 from .scalars import UUID
 from .writes import Writer
@@ -15,23 +17,28 @@ ACTIONS = {"create": "add", "update": "change", "delete": "delete"}
 NO_CREDENTIALS = "Authentication credentials were not provided."
 
 
-def require_write(context, resource: Resource, action: str) -> None:
+def require_write(context, resource: Resource, action: str) -> Q:
+    """403 unless the caller may `action` some objects of the resource; the condition the
+    objects must meet before and after the write (an empty Q: any object)."""
     user = context.user
     if user is None or not user.is_authenticated:
         raise PermissionDenied(NO_CREDENTIALS)
     if not getattr(context, "write_enabled", False):
         raise PermissionDenied()
-    if resource.owner_field and resource.scope is not None:
-        return  # objects a user owns (their tokens) are theirs to manage
-    codename = f"{resource.app_label}.{ACTIONS[action]}_{resource.model_name}"
-    if not (user.is_superuser or user.has_perm(codename)):
+    rows = allowed_rows(resource, user, ACTIONS[action])
+    if rows is None:
         raise PermissionDenied()
+    return rows
 
 
 def perform(kind: str, resource: Resource, context, arguments: dict):
-    """Run one mutation: the created or updated objects in input order, or the deleted count."""
-    require_write(context, resource, kind)
-    writer = Writer(resource, context.user)
+    """Run one mutation: the created or updated objects in input order, or the deleted count.
+
+    Objects changed or deleted must meet the caller's constraints beforehand (others are not
+    found), and objects created or changed must meet them afterwards, inside the write's
+    transaction: nobody moves an object out of what they may manage."""
+    rows = require_write(context, resource, kind)
+    writer = Writer(resource, context.user, within=rows)
     if kind == "delete":
         return writer.delete(arguments["ids"])
     items = arguments["data"]
@@ -39,9 +46,14 @@ def perform(kind: str, resource: Resource, context, arguments: dict):
         raise ValidationFailed(
             {"non_field_errors": [f'Expected a list of items but got type "{type(items).__name__}".']}
         )
-    if kind == "create":
-        return writer.create(items)
-    return writer.update(items, partial=arguments.get("partial", True))
+    written = (
+        writer.create(items) if kind == "create" else writer.update(items, arguments.get("partial", True))
+    )
+    if rows:
+        ids = {obj.pk for obj in written}
+        if within(resource.model._default_manager.filter(pk__in=ids), rows).count() != len(ids):
+            raise PermissionDenied()
+    return written
 
 
 def mutation_fields() -> dict[str, tuple[str, Resource]]:

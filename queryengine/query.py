@@ -9,11 +9,12 @@ from __future__ import annotations
 from functools import cache
 
 from django.conf import settings
-from django.db.models import Count, F, IntegerField, OuterRef, Subquery, Value
+from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from .filters import Filter, FilterError, apply_filters, build_filters
 from .jsonsql import IdIn, IdText
+from .permissions import allowed_rows, within
 from .registry import FOREIGN_KEY, SCALAR, Resource
 
 PAGING_ARGUMENTS = ("limit", "offset", "order_by")
@@ -40,25 +41,37 @@ def default_order(model) -> list[str]:
     return [*model._meta.ordering, "pk"]
 
 
-def can_view(resource: Resource, user) -> bool:
-    exempt = settings.EXEMPT_VIEW_PERMISSIONS
-    if "*" in exempt or resource.object_type in exempt:
-        return True
+def exempt(resource: Resource) -> bool:
+    names = settings.EXEMPT_VIEW_PERMISSIONS
+    return "*" in names or resource.object_type in names
+
+
+def visible_rows(resource: Resource, user) -> Q | None:
+    """None when `user` may read nothing of the resource; otherwise the condition its rows meet
+    (an empty Q: all of them)."""
+    if exempt(resource):
+        return Q()
     if user is None or not user.is_authenticated or not user.is_active:
-        return False
+        return None
     if not resource.view_permission:
-        return True
-    return user.is_superuser or user.has_perm(f"{resource.app_label}.view_{resource.model_name}")
+        return Q()
+    return allowed_rows(resource, user, "view")
+
+
+def can_view(resource: Resource, user) -> bool:
+    return visible_rows(resource, user) is not None
 
 
 def restricted(resource: Resource, user):
-    """Every object of the resource that `user` may read."""
+    """Every object of the resource that `user` may read: the constraints of their object
+    permissions become part of the query's WHERE."""
     queryset = resource.model._default_manager.all()
-    if not can_view(resource, user):
+    rows = visible_rows(resource, user)
+    if rows is None:
         return queryset.none()
     if resource.scope is not None:
         queryset = resource.scope(queryset, user)
-    return queryset
+    return within(queryset, rows)
 
 
 def filtered(resource: Resource, user, arguments: dict):

@@ -14,6 +14,7 @@ from django.db.models import ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
 
 from .errors import Conflict, NotFound, ValidationFailed
+from .permissions import within as narrowed
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -134,9 +135,10 @@ def content_type_of(value) -> ContentType:
 class Writer:
     """Applies request data to objects of one resource inside the caller's transaction."""
 
-    def __init__(self, resource: Resource, user):
+    def __init__(self, resource: Resource, user, within=None):
         self.resource = resource
         self.user = user
+        self.within = within  # a Q: objects outside it cannot be changed or deleted (not found)
         self.fields = writable_fields(resource)
         self.custom_fields = None  # the model's custom field definitions, once needed
         self.included_state: dict = {"user": user}  # what `include=` writers keep across one write
@@ -435,6 +437,8 @@ class Writer:
         queryset = self.resource.model._default_manager.all()
         if self.resource.scope is not None:
             queryset = self.resource.scope(queryset, self.user)
+        if self.within:
+            queryset = narrowed(queryset, self.within)
         found = (
             # Only the rows themselves are locked, in no order: a default ordering may join
             # nullable relations, which PostgreSQL cannot lock.

@@ -22,7 +22,7 @@ from inventory.ipam.models import (
     VRFPrefixAssignment,
 )
 from inventory.tenancy.models import Tenant, TenantGroup
-from inventory.users.models import Token, User, generate_key
+from inventory.users.models import Group, ObjectPermission, Token, User, generate_key
 
 from .circuits_vm_sample import build_circuits_and_vms
 from .dcim_sample import build_dcim
@@ -113,6 +113,27 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         ),
         Token.objects.create(user=other, description="someone else's"),
     ]
+    teams = [Group.objects.create(name="Network team" + s), Group.objects.create(name="Auditors" + s)]
+    teams[0].users.add(other)
+    permissions = [
+        ObjectPermission.objects.create(
+            name="Customer tenants" + s,
+            actions=["view"],
+            constraints={"tenant_group__name": "Customers" + s},
+            enabled=False,
+        ),
+        ObjectPermission.objects.create(
+            name="Amsterdam devices" + s,
+            description="edit what is racked in AMS1",
+            actions=["view", "change"],
+            constraints=[{"location__name": "AMS1" + s}, {"location__parent__name": "AMS1" + s}],
+            enabled=False,
+        ),
+    ]
+    permissions[0].object_types.set([tenant_ct])
+    permissions[0].groups.set([teams[1]])
+    permissions[1].object_types.set([ContentType.objects.get_by_natural_key("dcim", "device")])
+    permissions[1].users.set([other])
     notes = [
         Note.objects.create(
             assigned_object_type=location_ct,
@@ -157,6 +178,8 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         Location: [europe, ams, fra, room],
         User: [owner, other],
         Token: tokens,
+        Group: teams,
+        ObjectPermission: permissions,
         Note: notes,
     }
 

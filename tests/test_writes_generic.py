@@ -417,12 +417,13 @@ class TestEveryModelWrites:
                 codename=f"view_{resource.model_name}", content_type__app_label=resource.app_label
             )
             user.user_permissions.add(view)
-            assert send(Api(token.key), "post", list_url(resource), body) == (403, NO_PERMISSION)
-            add = Permission.objects.get(
-                codename=f"add_{resource.model_name}", content_type__app_label=resource.app_label
-            )
-            user.user_permissions.add(add)
-            writer = Api(token.key)
+        # Adding needs the add permission, tokens included (spec §5: token creation per user).
+        assert send(Api(token.key), "post", list_url(resource), body) == (403, NO_PERMISSION)
+        add = Permission.objects.get(
+            codename=f"add_{resource.model_name}", content_type__app_label=resource.app_label
+        )
+        user.user_permissions.add(add)
+        writer = Api(token.key)
         status, created = send(writer, "post", list_url(resource), body)
         assert status == 201, created
 

@@ -1,6 +1,6 @@
 from queryengine.registry import Display, Resource, register
 
-from .models import Token, User
+from .models import Group, ObjectPermission, Token, User
 
 register(
     Resource(
@@ -25,3 +25,12 @@ register(
         view_permission=False,
     )
 )
+register(
+    Resource(
+        Group,
+        "users/groups",
+        search=("name",),
+        counts={"user_count": "users.User.groups"},
+    )
+)
+register(Resource(ObjectPermission, "users/permissions"))

@@ -1,0 +1,136 @@
+"""Which objects of a resource a user may view, add, change or delete.
+
+Django model permissions grant an action on every object of a model. Object permissions (kept
+by an application, which installs a loader with `support_object_permissions`) grant it on the
+objects matching constraints: ORM lookups over the object's fields, several sets meaning OR.
+The engine asks the loader once per request user and compiles the constraints into each
+query's WHERE, so lists, counts and details see exactly the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.core.exceptions import FieldDoesNotExist, FieldError, ValidationError
+from django.db.models import Q
+
+from .registry import Resource
+
+ACTIONS = ("view", "add", "change", "delete")
+USER_TOKEN = "$user"  # a constraint value standing for the requesting user
+
+# (user) -> {(object_type, action): [constraint sets]}, where a set is a dict of lookups or
+# None/{} for every object. Only enabled permissions of the user and their groups.
+LOADERS: list[Callable] = []
+
+
+def support_object_permissions(loader: Callable) -> None:
+    LOADERS[:] = [loader]
+
+
+def granted(user) -> dict:
+    """The user's object permissions, read once per user object (that is, once per request)."""
+    cache = user.__dict__.get("_object_permissions")
+    if cache is None:
+        cache = LOADERS[0](user) if LOADERS else {}
+        user.__dict__["_object_permissions"] = cache
+        user.__dict__["_allowed_rows"] = {}
+    return cache
+
+
+def constraint_q(constraints: list, user) -> Q:
+    """The OR of constraint sets, `$user` replaced; an empty or null set allows everything."""
+    combined = Q(pk__in=[])
+    for constraint in constraints:
+        if not constraint:
+            return Q()
+        combined |= Q(**{key: _substitute(value, user) for key, value in constraint.items()})
+    return combined
+
+
+def _substitute(value, user):
+    if isinstance(value, list):
+        return [user.pk if v == USER_TOKEN else v for v in value]
+    return user.pk if value == USER_TOKEN else value
+
+
+def allowed_rows(resource: Resource, user, action: str) -> Q | None:
+    """None when `user` may not `action` any object of the resource; otherwise the condition the
+    objects must meet (an empty Q: every object)."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return None
+    if user.is_superuser or user.has_perm(f"{resource.app_label}.{action}_{resource.model_name}"):
+        return Q()
+    constraints = granted(user).get((resource.object_type, action))
+    if constraints is None:
+        return None
+    cache = user.__dict__["_allowed_rows"]
+    key = (resource.object_type, action)
+    if key not in cache:
+        cache[key] = _usable(resource, constraints, user)
+    return cache[key]
+
+
+def _usable(resource: Resource, constraints: list, user) -> Q:
+    """The constraints as one Q; a set that no longer fits the model (a field since removed)
+    matches nothing rather than failing every read."""
+    manager = resource.model._default_manager
+    kept = []
+    for constraint in constraints:
+        try:
+            manager.filter(constraint_q([constraint], user))
+        except (FieldError, ValidationError, ValueError, TypeError):
+            continue
+        kept.append(constraint)
+    return constraint_q(kept, user) if kept else Q(pk__in=[])
+
+
+def within(queryset, rows: Q):
+    """`queryset` narrowed to `rows`; through a subquery when a lookup crosses a to-many
+    relation (tags), so an object matching twice is still one row."""
+    if not rows:
+        return queryset
+    if _crosses_many(queryset.model, rows):
+        return queryset.filter(pk__in=queryset.model._default_manager.filter(rows).values("pk"))
+    return queryset.filter(rows)
+
+
+def _crosses_many(model, q: Q) -> bool:
+    for child in q.children:
+        if isinstance(child, Q):
+            if _crosses_many(model, child):
+                return True
+            continue
+        current = model
+        for part in child[0].split("__"):
+            try:
+                field = current._meta.get_field(part)
+            except FieldDoesNotExist:
+                break
+            if field.many_to_many or field.one_to_many:
+                return True
+            if not field.is_relation:
+                break
+            current = field.related_model
+    return False
+
+
+def invalid_constraint(model, constraints) -> str | None:
+    """Why `constraints` cannot filter `model` (None when they can), for validating permissions."""
+    sets = constraints if isinstance(constraints, list) else [constraints]
+    for constraint in sets:
+        if constraint is not None and not isinstance(constraint, dict):
+            return "Constraints must be an object of lookups or a list of such objects."
+    try:
+        model._default_manager.filter(constraint_q(sets, _NoUser()))
+    except FieldError as exc:
+        return str(exc)
+    except (ValidationError, ValueError, TypeError) as exc:
+        return "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+    return None
+
+
+class _NoUser:
+    """Stands for `$user` while a permission is validated (no request user yet)."""
+
+    pk = None

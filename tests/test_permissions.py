@@ -1,0 +1,312 @@
+"""Object permissions through the whole stack: who sees and writes which rows, by REST and
+GraphQL, for model permissions, constrained object permissions, superusers and token kinds."""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+
+import orjson
+import pytest
+from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.test.utils import CaptureQueriesContext, override_settings
+from django.utils import timezone
+
+from inventory.dcim.models import Device, Location
+from inventory.extras.models import Note
+from inventory.ipam.models import Prefix
+from inventory.tenancy.models import Tenant
+from inventory.users.models import Group, ObjectPermission, Token, User
+from queryengine.registry import resources
+
+from .builders import SUPERUSER_KEY
+from .conftest import Api, send
+
+NO_PERMISSION = {"detail": "You do not have permission to perform this action."}
+NO_CREDENTIALS = {"detail": "Authentication credentials were not provided."}
+_names = itertools.count()
+
+# object type -> (list path, constraint, names of the sample rows it allows)
+CASES = {
+    "tenancy.tenant": (
+        "/api/tenancy/tenants/",
+        {"tenant_group__name__in": ["Customers", "Enterprise"]},
+        lambda sample: {t.pk for t in sample[Tenant] if t.tenant_group_id},
+    ),
+    "dcim.device": (
+        "/api/dcim/devices/",
+        {"location__name": "AMS1"},
+        lambda sample: {d.pk for d in sample[Device] if d.location.name == "AMS1"},
+    ),
+    "ipam.prefix": (
+        "/api/ipam/prefixes/",
+        {"type": "container"},
+        lambda sample: {p.pk for p in sample[Prefix] if p.type == "container"},
+    ),
+}
+
+
+def account(*model_permissions: str, write: bool = True, expires=None) -> tuple[User, Api]:
+    user = User.objects.create_user(f"user{next(_names)}")
+    for name in model_permissions:
+        app_label, codename = name.split(".")
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
+    token = Token.objects.create(user=user, write_enabled=write, expires=expires)
+    return user, Api(token.key)
+
+
+def grant(holder, object_types, actions, constraints=None, enabled=True) -> ObjectPermission:
+    permission = ObjectPermission.objects.create(
+        name=f"permission {next(_names)}", actions=actions, constraints=constraints, enabled=enabled
+    )
+    permission.object_types.set(
+        [ContentType.objects.get_by_natural_key(*name.split(".")) for name in object_types]
+    )
+    (permission.groups if isinstance(holder, Group) else permission.users).add(holder)
+    return permission
+
+
+def ids(api, path, params=None) -> set:
+    body = api.json(path, {"limit": 1000, **(params or {})})
+    assert body["count"] == len(body["results"])
+    return {r["id"] for r in body["results"]}
+
+
+def graphql(api, query: str, variables=None) -> dict:
+    response = api.post("/api/graphql/", {"query": query, "variables": variables or {}})
+    return orjson.loads(response.content)
+
+
+def graphql_list(api, object_type: str, extra: str = "") -> tuple[set, int]:
+    resource = next(r for r in resources() if r.object_type == object_type)
+    field = resource.list_field
+    data = graphql(api, f"{{ {field}(limit: 1000) {{ id }} {field}_count }}")["data"]
+    return {r["id"] for r in data[field]}, data[f"{field}_count"]
+
+
+def strs(pks) -> set:
+    return {str(pk) for pk in pks}
+
+
+# -- reads -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("object_type", sorted(CASES))
+def test_read_matrix(sample, superuser, object_type):
+    path, constraint, allowed = CASES[object_type]
+    app_label, model = object_type.split(".")
+    model_class = ContentType.objects.get_by_natural_key(app_label, model).model_class()
+    everything = strs(model_class.objects.values_list("pk", flat=True))
+    inside = strs(allowed(sample))
+    assert inside and inside != everything
+    outside = sorted(everything - inside)[0]
+
+    # No permission: the list is refused, GraphQL sees nothing.
+    _, nobody = account()
+    assert nobody.json(path, status=403) == NO_PERMISSION
+    assert graphql_list(nobody, object_type) == (set(), 0)
+
+    # A model permission: every row.
+    _, viewer = account(f"{app_label}.view_{model}")
+    assert ids(viewer, path) == everything
+    assert graphql_list(viewer, object_type) == (everything, len(everything))
+
+    # A constrained object permission: exactly the rows it allows, everywhere.
+    user, constrained = account()
+    grant(user, [object_type], ["view"], constraint)
+    assert ids(constrained, path) == inside
+    assert graphql_list(constrained, object_type) == (inside, len(inside))
+    assert constrained.json(path, {"limit": 1})["count"] == len(inside)
+    constrained.json(f"{path}{sorted(inside)[0]}/")
+    constrained.json(f"{path}{outside}/", status=404)
+    resource = next(r for r in resources() if r.object_type == object_type)
+    single = graphql(constrained, f'{{ {resource.single_field}(id: "{outside}") {{ id }} }}')
+    assert single["data"][resource.single_field] is None
+
+    # Superusers, with a read-only token too, see everything.
+    assert ids(Api(SUPERUSER_KEY), path) == everything
+    assert ids(Api(sample[Token][1].key), path) == everything
+
+    # Expired tokens and anonymous callers see nothing, unless the type is exempt.
+    _, expired = account(f"{app_label}.view_{model}", expires=timezone.now() - datetime.timedelta(days=1))
+    assert expired.json(path, status=403) == {"detail": "Token expired"}
+    assert Api(None).json(path, status=403) == NO_CREDENTIALS
+    with override_settings(EXEMPT_VIEW_PERMISSIONS=[object_type]):
+        assert ids(Api(None), path) == everything
+        assert ids(nobody, path) == everything
+
+
+def test_every_model_compiles_constraints(sample, superuser):
+    """One permission over every type, allowing one object of each: every list shows just it."""
+    viewable = [r for r in resources() if r.view_permission]
+    chosen = {r.object_type: str(sample[r.model][0].pk) for r in viewable}
+    user, api = account()
+    grant(user, list(chosen), ["view"], [{"id": pk} for pk in chosen.values()])
+    for resource in viewable:
+        path = f"/api/{resource.route}/"
+        assert ids(api, path) == {chosen[resource.object_type]}, resource.route
+        other = str(sample[resource.model][1].pk)
+        api.json(f"{path}{other}/", status=404)
+        assert graphql_list(api, resource.object_type) == ({chosen[resource.object_type]}, 1)
+
+
+def test_groups_disabled_permissions_and_user_substitution(sample, superuser):
+    user, api = account()
+    team = Group.objects.create(name="NOC")
+    team.users.add(user)
+    permission = grant(team, ["tenancy.tenant"], ["view"], {"tenant_group__name": "Customers"})
+    initech = Tenant.objects.get(name="Initech")
+    assert ids(api, "/api/tenancy/tenants/") == {str(initech.pk)}
+    permission.enabled = False
+    permission.save()
+    assert api.json("/api/tenancy/tenants/", status=403) == NO_PERMISSION
+    # `$user` stands for the requesting user.
+    mine = Note.objects.create(
+        assigned_object_type=ContentType.objects.get_for_model(Tenant),
+        assigned_object_id=initech.pk,
+        user=user,
+        user_name=user.username,
+        note="mine",
+    )
+    grant(user, ["extras.note"], ["view"], {"user": "$user"})
+    assert ids(api, "/api/extras/notes/") == {str(mine.pk)}
+    # Groups list their member counts.
+    groups = {g["name"]: g for g in Api(SUPERUSER_KEY).json("/api/users/groups/")["results"]}
+    assert groups["NOC"]["user_count"] == 1 and groups["NOC"]["object_type"] == "users.group"
+
+
+def test_notes_and_available_ips_follow_the_parent_constraints(sample, superuser):
+    user, api = account("extras.view_note", "ipam.view_ipaddress")
+    grant(user, ["ipam.prefix", "tenancy.tenant"], ["view"], [{"type": "container"}, {"name": "Acme"}])
+    container = Prefix.objects.get(type="container", prefix_length=8)
+    other = next(p for p in sample[Prefix] if p.type != "container")
+    api.json(f"/api/ipam/prefixes/{container.pk}/available-ips/", {"limit": 1})
+    api.json(f"/api/ipam/prefixes/{other.pk}/available-ips/", status=404)
+    api.json(f"/api/ipam/prefixes/{other.pk}/available-prefixes/", status=404)
+    acme, globex = Tenant.objects.get(name="Acme"), Tenant.objects.get(name="globex")
+    api.json(f"/api/tenancy/tenants/{acme.pk}/notes/")
+    api.json(f"/api/tenancy/tenants/{globex.pk}/notes/", status=404)
+
+
+def test_permission_lookup_is_one_query_per_request(sample, superuser):
+    user, api = account()
+    grant(user, ["dcim.device", "dcim.location"], ["view"], {"name__isnull": False})
+    with CaptureQueriesContext(connection) as queries:
+        api.json("/api/dcim/devices/", {"depth": 1})
+    assert sum("users_objectpermission" in q["sql"] for q in queries.captured_queries) == 1
+    with CaptureQueriesContext(connection) as queries:
+        Api(SUPERUSER_KEY).json("/api/dcim/devices/", {"depth": 1})
+    sql = [q["sql"] for q in queries.captured_queries]
+    assert not any("objectpermission" in q or "auth_permission" in q for q in sql)
+    _, viewer = account("dcim.view_device")
+    with CaptureQueriesContext(connection) as queries:
+        viewer.json("/api/dcim/devices/")
+    assert not any("users_objectpermission" in q["sql"] for q in queries.captured_queries)
+
+
+# -- writes ----------------------------------------------------------------------------------
+
+
+def device_patch(api, device, body):
+    return send(api, "patch", f"/api/dcim/devices/{device.pk}/", body)
+
+
+def test_change_is_checked_before_and_after(sample, superuser):
+    user, api = account()
+    grant(user, ["dcim.device"], ["view", "change"], {"location__name": "AMS1"})
+    leaf, core = Device.objects.get(name="leaf1"), Device.objects.get(name="core1")
+    blade = Device.objects.get(name=None)
+    fra = Location.objects.get(name="fra2")
+    assert device_patch(api, leaf, {"serial": "S1"})[0] == 200
+    # Outside the constraints beforehand: not found, for one object or among many.
+    assert device_patch(api, blade, {"serial": "S2"})[0] == 404
+    bulk = [{"id": str(leaf.pk), "serial": "S3"}, {"id": str(blade.pk), "serial": "S3"}]
+    assert send(api, "patch", "/api/dcim/devices/", bulk)[0] == 404
+    # Outside them afterwards: refused, and nothing of the request is written.
+    away = {"location": str(fra.pk), "rack": None, "face": None, "position": None}
+    assert device_patch(api, leaf, away) == (403, NO_PERMISSION)
+    bulk = [{"id": str(core.pk), "serial": "S4"}, {"id": str(leaf.pk), **away}]
+    assert send(api, "patch", "/api/dcim/devices/", bulk) == (403, NO_PERMISSION)
+    assert Device.objects.get(pk=leaf.pk).location.name == "AMS1"
+    assert Device.objects.get(pk=leaf.pk).serial == "S1" and Device.objects.get(pk=core.pk).serial != "S4"
+    assert Device.objects.get(pk=blade.pk).serial != "S2"
+    # The same through GraphQL.
+    mutation = 'mutation ($id: String) { update_devices(data: [{id: $id, serial: "G"}]) { id } }'
+    result = graphql(api, mutation, {"id": str(blade.pk)})
+    assert result["errors"] and Device.objects.get(pk=blade.pk).serial != "G"
+    # Without the change action: refused outright; a model permission allows any object.
+    _, viewer = account("dcim.view_device")
+    assert device_patch(viewer, leaf, {"serial": "S5"}) == (403, NO_PERMISSION)
+    _, changer = account("dcim.view_device", "dcim.change_device")
+    assert device_patch(changer, blade, {"serial": "S6"})[0] == 200
+
+
+def test_add_must_land_inside_the_constraints(sample, superuser):
+    user, api = account()
+    grant(user, ["tenancy.tenant"], ["view", "add"], {"tenant_group__name": "Customers"})
+    before = Tenant.objects.count()
+    assert (
+        send(api, "post", "/api/tenancy/tenants/", {"name": "Hooli", "tenant_group": "Customers"})[0] == 201
+    )
+    assert send(api, "post", "/api/tenancy/tenants/", {"name": "Umbrella", "tenant_group": "Internal"}) == (
+        403,
+        NO_PERMISSION,
+    )
+    bulk = [{"name": "Soylent", "tenant_group": "Customers"}, {"name": "Tyrell"}]
+    assert send(api, "post", "/api/tenancy/tenants/", bulk) == (403, NO_PERMISSION)
+    assert Tenant.objects.count() == before + 1
+    # No permission, read-only tokens, expired tokens and anonymous callers add nothing.
+    _, nobody = account()
+    _, read_only = account("tenancy.add_tenant", "tenancy.view_tenant", write=False)
+    _, expired = account("tenancy.add_tenant", expires=timezone.now() - datetime.timedelta(seconds=1))
+    for caller in (nobody, read_only, expired, Api(None)):
+        assert send(caller, "post", "/api/tenancy/tenants/", {"name": "Nobody"})[0] == 403
+    assert send(Api(sample[Token][1].key), "post", "/api/tenancy/tenants/", {"name": "RO"})[0] == 403
+    assert send(Api(SUPERUSER_KEY), "post", "/api/tenancy/tenants/", {"name": "Root"})[0] == 201
+    assert Tenant.objects.count() == before + 2
+
+
+def test_delete_only_inside_the_constraints(sample, superuser):
+    user, api = account()
+    grant(user, ["ipam.prefix"], ["view", "delete"], {"description": "documentation"})
+    doomed = Prefix.objects.get(description="documentation")
+    kept = Prefix.objects.get(description="rfc1918")
+    assert send(api, "delete", f"/api/ipam/prefixes/{kept.pk}/")[0] == 404
+    assert (
+        send(api, "delete", "/api/ipam/prefixes/", [{"id": str(doomed.pk)}, {"id": str(kept.pk)}])[0] == 404
+    )
+    assert Prefix.objects.filter(pk__in=[doomed.pk, kept.pk]).count() == 2
+    assert send(api, "delete", f"/api/ipam/prefixes/{doomed.pk}/")[0] == 204
+    assert not Prefix.objects.filter(pk=doomed.pk).exists()
+
+
+def test_token_creation_is_a_permission(sample, superuser):
+    user, api = account()
+    assert send(api, "post", "/api/users/tokens/", {}) == (403, NO_PERMISSION)
+    grant(user, ["users.token"], ["add"], {"write_enabled": False})
+    assert send(api, "post", "/api/users/tokens/", {"write_enabled": True}) == (403, NO_PERMISSION)
+    status, body = send(api, "post", "/api/users/tokens/", {"write_enabled": False})
+    assert status == 201 and body["write_enabled"] is False
+    assert Token.objects.filter(user=user).count() == 2
+
+
+def test_permission_validation(sample, superuser):
+    api = Api(SUPERUSER_KEY)
+    body = {"name": "bad", "object_types": ["dcim.device"], "actions": ["view", "fly"]}
+    status, errors = send(api, "post", "/api/users/permissions/", body)
+    assert status == 400 and list(errors) == ["actions"] and "fly" in errors["actions"][0]
+    body = {**body, "actions": ["view"], "constraints": {"nosuch__name": "x"}}
+    status, errors = send(api, "post", "/api/users/permissions/", body)
+    assert status == 400 and list(errors) == ["constraints"] and "nosuch" in errors["constraints"][0]
+    body = {**body, "constraints": [{"location__name": "AMS1"}, {"tenant__name": "Acme"}]}
+    status, created = send(api, "post", "/api/users/permissions/", body)
+    assert status == 201 and created["object_types"] == ["dcim.device"] and created["enabled"] is True
+    assert created["constraints"] == body["constraints"]
+    status, errors = send(
+        api, "patch", f"/api/users/permissions/{created['id']}/", {"object_types": ["tenancy.tenant"]}
+    )
+    assert status == 400 and "location" in errors["constraints"][0]
