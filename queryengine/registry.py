@@ -63,12 +63,13 @@ class CustomFilter:
     """A filter that is not a plain field lookup: `build(parsed values) -> Q` (values are ORed).
 
     `oracle(obj, parsed values) -> bool` says the same in Python and `samples` are values worth
-    trying: the generic tests check every declared filter against its oracle."""
+    trying (or a callable giving them from the data present): the generic tests check every
+    declared filter against its oracle."""
 
     build: Callable
     parse: Callable | None = None
     oracle: Callable | None = None
-    samples: tuple = ()
+    samples: tuple | Callable = ()
 
 
 @dataclass(frozen=True)

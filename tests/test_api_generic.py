@@ -246,7 +246,7 @@ def label(ct) -> str:
 def sample_values(flt: Filter, resource, objects) -> list:
     """Values worth filtering by: taken from the sample so filters select some rows, not all."""
     if flt.samples:
-        return list(flt.samples)
+        return list(flt.samples() if callable(flt.samples) else flt.samples)
     if flt.kind == "custom_fields":
         return []  # cf_ parameters: tests/test_custom_fields.py
     if flt.kind == "custom":

@@ -155,6 +155,21 @@ def _fresh_affiliates(body: dict, suffix: str) -> dict:
     }
 
 
+def _fresh_email(body: dict, suffix: str) -> dict:
+    """A contact's or team's e-mail must stay an address: a new one, not the old one with a suffix."""
+    return {**body, "email": f"fresh{next(_numbers)}@example.com"} if suffix else body
+
+
+def _fresh_associated_tenant(body: dict, suffix: str) -> dict:
+    """An association is unique per contact, object and role: each copy is for a new tenant."""
+    from inventory.tenancy.models import Tenant
+
+    if not suffix:
+        return body
+    tenant = Tenant.objects.create(name=f"associated-{next(_numbers)}")
+    return {**body, "associated_object_type": "tenancy.tenant", "associated_object_id": str(tenant.pk)}
+
+
 def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
@@ -168,6 +183,9 @@ FRESH = {
     "dcim.Cable": _free_ends,
     "extras.CustomField": _fresh_key,
     "extras.RelationshipAssociation": _fresh_affiliates,
+    "extras.Contact": _fresh_email,
+    "extras.Team": _fresh_email,
+    "extras.ContactAssociation": _fresh_associated_tenant,
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},

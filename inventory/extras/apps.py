@@ -10,11 +10,12 @@ class ExtrasConfig(AppConfig):
     def ready(self):
         from queryengine.registry import support_include
 
-        from . import computedfields, configcontexts, customfields, relationships
+        from . import computedfields, configcontexts, contacts, customfields, relationships
         from .defaults import populate_defaults
 
         customfields.connect()
         relationships.connect()
+        contacts.connect()
         # Values objects show on request (`include=`), in the order the reference shows them.
         support_include("computed_fields", computedfields.INCLUDED)
         support_include("relationships", relationships.INCLUDED)

@@ -1,9 +1,13 @@
 from queryengine.registry import Display, Resource, register
 
+from .contacts import CONTACT_FILTERS, TEAM_FILTERS
+from .contacts import association_labels as contact_association_labels
 from .models import (
     ComputedField,
     ConfigContext,
     ConfigContextSchema,
+    Contact,
+    ContactAssociation,
     CustomField,
     CustomFieldChoice,
     CustomLink,
@@ -14,6 +18,8 @@ from .models import (
     Role,
     Status,
     Tag,
+    Team,
+    contact_label,
 )
 from .relationships import association_labels
 
@@ -106,6 +112,23 @@ register(
         generic=OWNER,
         search=("name", "description"),
         natural_key=None,
-        notes=True,
+    )
+)
+
+CONTACT_DISPLAY = Display(("name", "phone", "email"), contact_label)
+CONTACT_SEARCH = ("name", "phone", "email", "address", "comments")
+register(
+    Resource(
+        Contact, "extras/contacts", display=CONTACT_DISPLAY, search=CONTACT_SEARCH, filters=CONTACT_FILTERS
+    )
+)
+register(Resource(Team, "extras/teams", display=CONTACT_DISPLAY, search=CONTACT_SEARCH, filters=TEAM_FILTERS))
+register(
+    Resource(
+        ContactAssociation,
+        "extras/contact-associations",
+        display=Display((), load=contact_association_labels),
+        search=(),
+        natural_key=None,
     )
 )

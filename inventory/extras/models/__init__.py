@@ -1,5 +1,14 @@
 """The extras models, one module per family; importers use `inventory.extras.models`."""
 
+from .contacts import (
+    NOT_ASSOCIABLE,
+    Contact,
+    ContactAssociation,
+    Team,
+    TeamMembership,
+    check_assigned_object,
+    contact_label,
+)
 from .core import ContentTypeScoped, Note, Role, Status, Tag, color_validator
 from .data import (
     BUTTON_CLASSES,
@@ -24,6 +33,13 @@ from .data import (
 )
 
 __all__ = [
+    "NOT_ASSOCIABLE",
+    "Contact",
+    "ContactAssociation",
+    "Team",
+    "TeamMembership",
+    "check_assigned_object",
+    "contact_label",
     "BUTTON_CLASSES",
     "CUSTOM_FIELD_TYPES",
     "FILTER_LOGIC",
