@@ -1,11 +1,20 @@
-"""Sample contacts, teams and their associations with other sample objects."""
+"""Sample contacts, teams, their associations and object metadata over other sample objects."""
 
 from __future__ import annotations
 
 from django.contrib.contenttypes.models import ContentType
 
 from inventory.dcim.models import Device, Location
-from inventory.extras.models import Contact, ContactAssociation, Role, Status, Team
+from inventory.extras.models import (
+    Contact,
+    ContactAssociation,
+    MetadataChoice,
+    MetadataType,
+    ObjectMetadata,
+    Role,
+    Status,
+    Team,
+)
 from inventory.tenancy.models import Tenant
 
 
@@ -44,4 +53,45 @@ def build_contacts(s: str, sample: dict) -> dict[type, list]:
         associate(teams[0], device, support, primary),
         associate(contacts[2], tenant, administrative, active),
     ]
-    return {Contact: contacts, Team: teams, ContactAssociation: associations}
+    return {
+        Contact: contacts,
+        Team: teams,
+        ContactAssociation: associations,
+        **build_metadata(s, contacts, teams, ams, device, tenant),
+    }
+
+
+def build_metadata(s: str, contacts, teams, ams, device, tenant) -> dict[type, list]:
+    kinds = [ContentType.objects.get_for_model(m) for m in (Device, Location, Tenant)]
+    types = [
+        MetadataType.objects.create(
+            name=f"Criticality{s}", data_type="select", description="business impact"
+        ),
+        MetadataType.objects.create(name=f"Data owner{s}", data_type="contact-or-team"),
+        MetadataType.objects.create(
+            name=f"Source{s}", data_type="text", description="where the data comes from"
+        ),
+    ]
+    for kind in types:
+        kind.content_types.set(kinds)
+    choices = [
+        MetadataChoice.objects.create(metadata_type=types[0], value="high", weight=10),
+        MetadataChoice.objects.create(metadata_type=types[0], value="low", weight=20),
+    ]
+
+    def describe(kind, obj, scoped=(), **given):
+        return ObjectMetadata.objects.create(
+            metadata_type=kind,
+            assigned_object_type=ContentType.objects.get_for_model(obj),
+            assigned_object_id=obj.pk,
+            scoped_fields=list(scoped),
+            **given,
+        )
+
+    metadata = [
+        describe(types[0], device, value="high"),
+        describe(types[1], ams, team=teams[0]),
+        describe(types[1], tenant, ("name", "description"), contact=contacts[0]),
+        describe(types[2], tenant, ("comments",), value="CRM import"),
+    ]
+    return {MetadataType: types, MetadataChoice: choices, ObjectMetadata: metadata}

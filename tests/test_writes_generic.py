@@ -170,6 +170,16 @@ def _fresh_associated_tenant(body: dict, suffix: str) -> dict:
     return {**body, "associated_object_type": "tenancy.tenant", "associated_object_id": str(tenant.pk)}
 
 
+def _fresh_described_tenant(body: dict, suffix: str) -> dict:
+    """Metadata of one type covers a field of an object once: each copy describes a new tenant."""
+    from inventory.tenancy.models import Tenant
+
+    if not suffix:
+        return body
+    tenant = Tenant.objects.create(name=f"described-{next(_numbers)}")
+    return {**body, "assigned_object_type": "tenancy.tenant", "assigned_object_id": str(tenant.pk)}
+
+
 def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
@@ -186,6 +196,7 @@ FRESH = {
     "extras.Contact": _fresh_email,
     "extras.Team": _fresh_email,
     "extras.ContactAssociation": _fresh_associated_tenant,
+    "extras.ObjectMetadata": _fresh_described_tenant,
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},

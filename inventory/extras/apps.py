@@ -10,12 +10,13 @@ class ExtrasConfig(AppConfig):
     def ready(self):
         from queryengine.registry import support_include
 
-        from . import computedfields, configcontexts, contacts, customfields, relationships
+        from . import computedfields, configcontexts, contacts, customfields, metadata, relationships
         from .defaults import populate_defaults
 
         customfields.connect()
         relationships.connect()
         contacts.connect()
+        metadata.connect()
         # Values objects show on request (`include=`), in the order the reference shows them.
         support_include("computed_fields", computedfields.INCLUDED)
         support_include("relationships", relationships.INCLUDED)

@@ -2,6 +2,7 @@ from queryengine.registry import Display, Resource, register
 
 from .contacts import CONTACT_FILTERS, TEAM_FILTERS
 from .contacts import association_labels as contact_association_labels
+from .metadata import metadata_labels
 from .models import (
     ComputedField,
     ConfigContext,
@@ -12,7 +13,10 @@ from .models import (
     CustomFieldChoice,
     CustomLink,
     ExportTemplate,
+    MetadataChoice,
+    MetadataType,
     Note,
+    ObjectMetadata,
     Relationship,
     RelationshipAssociation,
     Role,
@@ -128,6 +132,25 @@ register(
         ContactAssociation,
         "extras/contact-associations",
         display=Display((), load=contact_association_labels),
+        search=(),
+        natural_key=None,
+    )
+)
+register(Resource(MetadataType, "extras/metadata-types", notes=True))
+register(
+    Resource(
+        MetadataChoice,
+        "extras/metadata-choices",
+        display=Display(("value",)),
+        search=("value",),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        ObjectMetadata,
+        "extras/object-metadata",
+        display=Display((), load=metadata_labels),
         search=(),
         natural_key=None,
     )

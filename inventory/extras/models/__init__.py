@@ -31,8 +31,22 @@ from .data import (
     key_from_label,
     key_validator,
 )
+from .metadata import (
+    CONTACT_OR_TEAM,
+    METADATA_DATA_TYPES,
+    SELECT_TYPES,
+    MetadataChoice,
+    MetadataType,
+    ObjectMetadata,
+)
 
 __all__ = [
+    "CONTACT_OR_TEAM",
+    "METADATA_DATA_TYPES",
+    "SELECT_TYPES",
+    "MetadataChoice",
+    "MetadataType",
+    "ObjectMetadata",
     "NOT_ASSOCIABLE",
     "Contact",
     "ContactAssociation",
