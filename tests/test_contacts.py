@@ -158,7 +158,12 @@ def test_deleting_an_object_removes_its_associations(api, sample):
     assert send(api, "delete", "/api/tenancy/tenants/", [{"id": str(t.pk)} for t in tenants[1:]])[0] == 204
     assert ContactAssociation.objects.count() == before - 3
     # Deleting a team takes its associations and memberships, not its contacts.
-    noc = Team.objects.get(name="NOC")
-    assert send(api, "delete", f"{TEAMS}{noc.pk}/")[0] == 204
-    assert not ContactAssociation.objects.filter(team_id=noc.pk).exists()
+    field = Team.objects.get(name="field services")
+    send(api, "post", ASSOCIATIONS, association({"team": field.name}, Location.objects.get(name="AMS1")))
+    assert ContactAssociation.objects.filter(team=field).exists()
+    assert send(api, "delete", f"{TEAMS}{field.pk}/")[0] == 204
+    assert not ContactAssociation.objects.filter(team_id=field.pk).exists()
     assert Contact.objects.filter(name="bob").exists()
+    # A team that object metadata names is kept (metadata protects it).
+    noc = Team.objects.get(name="NOC")
+    assert send(api, "delete", f"{TEAMS}{noc.pk}/")[0] == 409
