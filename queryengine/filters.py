@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import reduce
@@ -144,7 +145,7 @@ class Filter:
     kind: str = "value"  # value | related | tags | search | custom
     build: object = None  # custom filters: parsed values -> Q
     oracle: object = None  # custom filters: (obj, parsed values) -> bool, the same in Python
-    samples: tuple = ()  # custom filters: values worth trying
+    samples: tuple | Callable = ()  # custom filters: values worth trying (or a callable giving them)
 
     def q(self, resource: Resource, values: list[str]) -> Q:
         parsed = [self._parse(v) for v in values]

@@ -25,6 +25,7 @@ from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Group, ObjectPermission, Token, User, generate_key
 
 from .circuits_vm_sample import build_circuits_and_vms
+from .contacts_sample import build_contacts
 from .dcim_sample import build_dcim
 from .extras_sample import build_extras_data
 
@@ -163,7 +164,9 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     dcim[IPAddressToInterface] = dcim[IPAddressToInterface] + more.pop("vm address")
     custom = build_custom_fields(s, dcim[Device][0])
     extras = build_extras_data(s, {**more, **dcim, Tenant: tenants})
+    contacts = build_contacts(s, {**dcim, Tenant: tenants})
     return {
+        **contacts,
         **more,
         **ipam,
         **dcim,

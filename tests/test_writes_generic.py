@@ -198,6 +198,31 @@ def _fresh_secrets_group(body: dict, suffix: str) -> dict:
     return {**body, "secrets_group": str(group.pk)}
 
 
+def _fresh_email(body: dict, suffix: str) -> dict:
+    """A contact's or team's e-mail must stay an address: a new one, not the old one with a suffix."""
+    return {**body, "email": f"fresh{next(_numbers)}@example.com"} if suffix else body
+
+
+def _fresh_associated_tenant(body: dict, suffix: str) -> dict:
+    """An association is unique per contact, object and role: each copy is for a new tenant."""
+    from inventory.tenancy.models import Tenant
+
+    if not suffix:
+        return body
+    tenant = Tenant.objects.create(name=f"associated-{next(_numbers)}")
+    return {**body, "associated_object_type": "tenancy.tenant", "associated_object_id": str(tenant.pk)}
+
+
+def _fresh_described_tenant(body: dict, suffix: str) -> dict:
+    """Metadata of one type covers a field of an object once: each copy describes a new tenant."""
+    from inventory.tenancy.models import Tenant
+
+    if not suffix:
+        return body
+    tenant = Tenant.objects.create(name=f"described-{next(_numbers)}")
+    return {**body, "assigned_object_type": "tenancy.tenant", "assigned_object_id": str(tenant.pk)}
+
+
 def _free_units(body: dict, suffix: str) -> dict:
     return {**body, "units": [1 + next(_numbers) % 30]}
 
@@ -224,6 +249,10 @@ FRESH = {
     "extras.StaticGroupAssociation": _fresh_static_member,
     "extras.RelationshipAssociation": _fresh_affiliates,
     "extras.SecretsGroupAssociation": _fresh_secrets_group,
+    "extras.Contact": _fresh_email,
+    "extras.Team": _fresh_email,
+    "extras.ContactAssociation": _fresh_associated_tenant,
+    "extras.ObjectMetadata": _fresh_described_tenant,
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},

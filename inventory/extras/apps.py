@@ -10,13 +10,15 @@ class ExtrasConfig(AppConfig):
     def ready(self):
         from queryengine.registry import extend_filters, on_delete, support_include
 
-        from . import computedfields, configcontexts, customfields, groups, relationships
+        from . import computedfields, configcontexts, contacts, customfields, groups, metadata, relationships
         from .defaults import populate_defaults
 
         customfields.connect()
         relationships.connect()
         on_delete(groups.forget_deleted)
         extend_filters(groups.group_filters)
+        contacts.connect()
+        metadata.connect()
         # Values objects show on request (`include=`), in the order the reference shows them.
         support_include("computed_fields", computedfields.INCLUDED)
         support_include("relationships", relationships.INCLUDED)

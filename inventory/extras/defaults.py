@@ -33,6 +33,7 @@ STATUSES = [
             "virtualization.vminterface",
             *DEVICE_LIKE,
             *DCIM_MORE,
+            "extras.contactassociation",
         ),
     ),
     ("Available", "4caf50", "Unit is available", ("dcim.rack",)),
@@ -81,16 +82,26 @@ STATUSES = [
             "dcim.module",
         ),
     ),
+    ("Primary", "2196f3", "Unit is primary", ("extras.contactassociation",)),
     ("Provisioning", "2196f3", "Circuit is being provisioned", ("circuits.circuit",)),
     ("Reserved", "00bcd4", "Unit is reserved", ("dcim.rack", "ipam.prefix", "ipam.ipaddress", "ipam.vlan")),
     ("Retired", "f44336", "Location has been retired", ("dcim.location",)),
     ("SLAAC", "4caf50", "Dynamically assigned IPv6 address", ("ipam.ipaddress",)),
+    ("Secondary", "ffeb3b", "Unit is secondary", ("extras.contactassociation",)),
     ("Staged", "2196f3", "Unit has been staged", ("dcim.location", *DEVICE_LIKE)),
 ]
 
 
 # IP address roles (spec §2.8), as roles limited to IP addresses.
 IP_ROLES = ["Loopback", "Secondary", "Anycast", "VIP", "VRRP", "HSRP", "GLBP", "CARP"]
+# What a contact or team does for an object, as roles limited to contact associations.
+CONTACT_ROLES = [
+    # name, color, description
+    ("Administrative", "2196f3", "Unit plays an administrative role"),
+    ("Billing", "4caf50", "Unit plays a billing role"),
+    ("Support", "ffeb3b", "Unit plays a support role"),
+    ("On Site", "111111", "Unit plays an on site role"),
+]
 
 
 def installed_content_types(labels):
@@ -118,3 +129,6 @@ def populate_defaults(app_config=None, **kwargs):
     for name in IP_ROLES:
         role, _ = Role.objects.get_or_create(name=name)
         role.content_types.add(*installed_content_types(["ipam.ipaddress"]))
+    for name, color, description in CONTACT_ROLES:
+        role, _ = Role.objects.get_or_create(name=name, defaults={"color": color, "description": description})
+        role.content_types.add(*installed_content_types(["extras.contactassociation"]))

@@ -4,11 +4,16 @@ from django.contrib.contenttypes.models import ContentType
 from queryengine.registry import Display, Resource, extend_graphql, register
 
 from . import graphql
+from .contacts import CONTACT_FILTERS, TEAM_FILTERS
+from .contacts import association_labels as contact_association_labels
 from .groups import static_member_labels
+from .metadata import metadata_labels
 from .models import (
     ComputedField,
     ConfigContext,
     ConfigContextSchema,
+    Contact,
+    ContactAssociation,
     CustomField,
     CustomFieldChoice,
     CustomLink,
@@ -16,7 +21,10 @@ from .models import (
     DynamicGroupMembership,
     ExportTemplate,
     GraphQLQuery,
+    MetadataChoice,
+    MetadataType,
     Note,
+    ObjectMetadata,
     Relationship,
     RelationshipAssociation,
     Role,
@@ -26,6 +34,8 @@ from .models import (
     StaticGroupAssociation,
     Status,
     Tag,
+    Team,
+    contact_label,
 )
 from .relationships import association_labels
 
@@ -118,7 +128,43 @@ register(
         generic=OWNER,
         search=("name", "description"),
         natural_key=None,
-        notes=True,
+    )
+)
+
+CONTACT_DISPLAY = Display(("name", "phone", "email"), contact_label)
+CONTACT_SEARCH = ("name", "phone", "email", "address", "comments")
+register(
+    Resource(
+        Contact, "extras/contacts", display=CONTACT_DISPLAY, search=CONTACT_SEARCH, filters=CONTACT_FILTERS
+    )
+)
+register(Resource(Team, "extras/teams", display=CONTACT_DISPLAY, search=CONTACT_SEARCH, filters=TEAM_FILTERS))
+register(
+    Resource(
+        ContactAssociation,
+        "extras/contact-associations",
+        display=Display((), load=contact_association_labels),
+        search=(),
+        natural_key=None,
+    )
+)
+register(Resource(MetadataType, "extras/metadata-types", notes=True))
+register(
+    Resource(
+        MetadataChoice,
+        "extras/metadata-choices",
+        display=Display(("value",)),
+        search=("value",),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        ObjectMetadata,
+        "extras/object-metadata",
+        display=Display((), load=metadata_labels),
+        search=(),
+        natural_key=None,
     )
 )
 register(

@@ -1,5 +1,14 @@
 """The extras models, one module per family; importers use `inventory.extras.models`."""
 
+from .contacts import (
+    NOT_ASSOCIABLE,
+    Contact,
+    ContactAssociation,
+    Team,
+    TeamMembership,
+    check_assigned_object,
+    contact_label,
+)
 from .core import ContentTypeScoped, Note, Role, Status, Tag, color_validator
 from .data import (
     BUTTON_CLASSES,
@@ -29,6 +38,14 @@ from .groups import (
     DynamicGroupMembership,
     StaticGroupAssociation,
 )
+from .metadata import (
+    CONTACT_OR_TEAM,
+    METADATA_DATA_TYPES,
+    SELECT_TYPES,
+    MetadataChoice,
+    MetadataType,
+    ObjectMetadata,
+)
 from .queries import GraphQLQuery
 from .secrets import ACCESS_TYPES, SECRET_TYPES, Secret, SecretsGroup, SecretsGroupAssociation
 
@@ -39,6 +56,19 @@ __all__ = [
     "Secret",
     "SecretsGroup",
     "SecretsGroupAssociation",
+    "CONTACT_OR_TEAM",
+    "METADATA_DATA_TYPES",
+    "SELECT_TYPES",
+    "MetadataChoice",
+    "MetadataType",
+    "ObjectMetadata",
+    "NOT_ASSOCIABLE",
+    "Contact",
+    "ContactAssociation",
+    "Team",
+    "TeamMembership",
+    "check_assigned_object",
+    "contact_label",
     "BUTTON_CLASSES",
     "CUSTOM_FIELD_TYPES",
     "FILTER_LOGIC",

@@ -1,0 +1,112 @@
+"""Contacts and teams: association labels, membership filters, and associations following their
+objects' deletion."""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
+
+from queryengine.compiler import display_labels
+from queryengine.registry import CustomFilter, on_delete, resource_by_object_type
+
+from .models import Contact, ContactAssociation, Team, TeamMembership, contact_label
+
+
+def object_labels(pairs) -> dict[tuple, str]:
+    """{(content type id, object id): display} for (content type id, object id) pairs, one
+    query per object type."""
+    wanted: dict[int, set] = defaultdict(set)
+    for type_id, pk in pairs:
+        wanted[type_id].add(pk)
+    labels: dict[tuple, str] = {}
+    for type_id, pks in wanted.items():
+        kind = ContentType.objects.get_for_id(type_id)
+        resource = resource_by_object_type(f"{kind.app_label}.{kind.model}")
+        found = display_labels(resource, pks) if resource is not None else {}
+        labels.update({(type_id, pk): found[str(pk)] for pk in pks if str(pk) in found})
+    return labels
+
+
+def association_labels(ids) -> dict[str, str]:
+    """'Contact <contact> for <object>' or 'Team contact <team> for <object>', for a page."""
+    rows = list(
+        ContactAssociation.objects.filter(pk__in=list(ids)).values_list(
+            "pk",
+            "contact__name",
+            "contact__phone",
+            "contact__email",
+            "team__name",
+            "team__phone",
+            "team__email",
+            "associated_object_type",
+            "associated_object_id",
+        )
+    )
+    objects = object_labels((row[7], row[8]) for row in rows)
+    result = {}
+    for pk, c_name, c_phone, c_email, t_name, t_phone, t_email, type_id, object_id in rows:
+        target = objects.get((type_id, object_id), str(object_id))
+        if c_name is not None:
+            result[str(pk)] = f"Contact {contact_label(c_name, c_phone, c_email)} for {target}"
+        else:
+            result[str(pk)] = f"Team contact {contact_label(t_name, t_phone, t_email)} for {target}"
+    return result
+
+
+# -- membership filters (`contacts/?teams=`, `teams/?contacts=`) -----------------------------------
+
+
+def member_filter(model, side: str, other: str) -> CustomFilter:
+    """Objects of one side with any of the given members on the other (by id or name), read
+    through the membership table so an object in two of them is listed once."""
+
+    def parse(value: str):
+        try:
+            query = Q(pk=uuid.UUID(value))
+        except ValueError:
+            query = Q(name=value)
+        found = list(model.objects.filter(query).values_list("pk", flat=True))
+        if not found:
+            raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+        return found
+
+    def build(parsed) -> Q:
+        pks = [pk for group in parsed for pk in group]
+        return Q(pk__in=TeamMembership.objects.filter(**{f"{other}__in": pks}).values(side))
+
+    def oracle(obj, parsed) -> bool:
+        pks = {pk for group in parsed for pk in group}
+        held = TeamMembership.objects.filter(**{side: obj.pk}).values_list(f"{other}_id", flat=True)
+        return bool(pks & set(held))
+
+    def samples() -> list:
+        first = TeamMembership.objects.order_by(f"{other}__name").select_related(other).first()
+        return [getattr(first, other).name, str(getattr(first, f"{other}_id"))] if first else []
+
+    return CustomFilter(build, parse, oracle, samples)
+
+
+CONTACT_FILTERS = {"teams": member_filter(Team, "contact", "team")}
+TEAM_FILTERS = {"contacts": member_filter(Contact, "team", "contact")}
+
+
+# -- objects deleted --------------------------------------------------------------------------
+
+
+def forget_deleted(deleted: dict) -> None:
+    """Contact associations of deleted objects go with them."""
+    query = Q()
+    for model, pks in deleted.items():
+        if pks and model is not ContactAssociation:
+            query |= Q(
+                associated_object_type=ContentType.objects.get_for_model(model), associated_object_id__in=pks
+            )
+    if query:
+        ContactAssociation.objects.filter(query).delete()
+
+
+def connect() -> None:
+    on_delete(forget_deleted)
