@@ -31,7 +31,7 @@ from queryengine.query import can_view, filters_of, restricted
 from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
 
-from . import etags, exports, throttle, versioning
+from . import csvformat, etags, exports, throttle, versioning
 from .auth import AuthenticationFailed, authenticate
 from .options import describe
 from .render import dumps, render
@@ -63,16 +63,18 @@ def detail_error(status: int, detail: str) -> ApiError:
 
 
 def response_format(request) -> str:
-    """json or html, from ?format= or the Accept header; anything else cannot be served."""
+    """json, html or csv, from ?format= or the Accept header; anything else cannot be served."""
     requested = request.GET.get("format")
-    if requested in ("json", "api"):
-        return "json" if requested == "json" else "html"
+    if requested in ("json", "api", "csv"):
+        return {"api": "html"}.get(requested, requested)
     accept = request.META.get("HTTP_ACCEPT", "")
     media = [entry.split(";")[0].strip().lower() for entry in accept.split(",") if entry.strip()]
     if not media:
         return "json"
     if media[0] in ("text/html", "application/xhtml+xml"):
         return "html"
+    if media[0] == csvformat.MEDIA_TYPE:
+        return "csv"
     if any(m in ("application/json", "*/*", "application/*") for m in media):
         return "json"
     raise detail_error(406, "Could not satisfy the request Accept header.")
@@ -105,6 +107,7 @@ class Endpoint:
         except ApiError as exc:
             return render(request, exc.body, exc.status, "json", headers)
         headers["API-Version"] = version
+        request.response_format = fmt
         try:
             method = "GET" if request.method == "HEAD" else request.method
             if method not in self.methods and not (method == "OPTIONS" and hasattr(self, "options")):
@@ -118,12 +121,16 @@ class Endpoint:
             request.api_version = version
             request.response_headers = headers
             data, status = getattr(self, method.lower())(request, **kwargs)
+            if fmt == "csv" and status == 200 and isinstance(data, dict) and "results" in data:
+                data = csvformat.response(request, data["results"], None, "object")  # lists beyond models
         except ApiError as exc:
             data, status = exc.body, exc.status
         except AuthenticationFailed as exc:
             data, status = {"detail": exc.detail}, 403
         except (FilterError, ValidationFailed) as exc:
             data, status = exc.errors, 400
+        except csvformat.CSVInvalid as exc:
+            data, status = {"detail": exc.detail}, 400
         except PermissionDenied as exc:
             data, status = {"detail": exc.detail}, 403
         except NotFound as exc:
@@ -263,6 +270,9 @@ def list_page(
     filters.update(scope_filters or {})
     depth = parse_depth(request)
     limit, offset = parse_paging(request)
+    if getattr(request, "response_format", None) == "csv":  # every row, at depth 0, as the reference
+        depth = 0
+        limit = limit if "limit" in params else None
     names = tuple(sorted(filters))
     document = list_document(resource, depth, shown_many(resource, request), names)
     variables = {"limit": limit, "offset": offset, "order_by": params.getlist("sort") or None}
@@ -375,14 +385,18 @@ class ListEndpoint(Endpoint):
         require_view(self.resource, request)
         if "export" in request.GET:
             return exports.export(request, self.resource, list_filters(request, self.resource)), 200
-        return list_page(request, self.resource), 200
+        page = list_page(request, self.resource)
+        if request.response_format == "csv":
+            model_name = self.resource.model_name
+            return csvformat.response(request, page["results"], self.resource, model_name), 200
+        return page, 200
 
     def options(self, request):
         require_view(self.resource, request)
         return describe(self.resource, request.context, detail=False), 200
 
     def post(self, request):
-        body = json_body(request)
+        body = self.body(request)
         if isinstance(body, list):
             return write(request, self.resource, "create", {"data": body}), 201
         if not isinstance(body, dict):
@@ -396,10 +410,24 @@ class ListEndpoint(Endpoint):
         return self.update(request, partial=True)
 
     def update(self, request, partial: bool):
-        body = json_body(request)
+        body = self.body(request)
         if not isinstance(body, list):
             raise not_a_list(body)
         return write(request, self.resource, "update", {"data": body, "partial": partial}), 200
+
+    def body(self, request):
+        """JSON, or CSV rows (always a list: CSV cannot tell one object from a list of one)."""
+        content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip()
+        if content_type != csvformat.MEDIA_TYPE:
+            return json_body(request)
+        try:
+            text = request.body.decode(request.encoding or "utf-8")
+        except UnicodeDecodeError:
+            raise detail_error(400, "CSV parse error - the body is not UTF-8 text.") from None
+        rows = csvformat.parse(text, self.resource)
+        if len(rows) > settings.MAX_BULK_OBJECTS:
+            raise detail_error(400, TOO_MANY_OBJECTS.format(settings.MAX_BULK_OBJECTS, len(rows)))
+        return rows
 
     def delete(self, request):
         body = json_body(request, empty=None)
