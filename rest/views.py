@@ -4,11 +4,8 @@ document, run it on the one schema, and reshape the result into the versioned en
 from __future__ import annotations
 
 import logging
-import platform
 import uuid
-from importlib import metadata
 
-import django
 import orjson
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -582,29 +579,6 @@ class AppRootEndpoint(Endpoint):
             route.split("/", 1)[1]: f"{base}{route}/" for route in routes if route.startswith(f"{self.app}/")
         }
         return dict(sorted(endpoints.items())), 200
-
-
-class StatusEndpoint(Endpoint):
-    def get(self, request):
-        require_view(None, request)
-        installed = {}
-        for app in settings.INSTALLED_APPS:
-            try:
-                installed[app] = metadata.version(app.split(".")[0].replace("_", "-"))
-            except metadata.PackageNotFoundError:
-                installed[app] = None
-        try:
-            version = metadata.version("netinventory")
-        except metadata.PackageNotFoundError:
-            version = "0.1.0"
-        return {
-            "django-version": django.get_version(),
-            "installed-apps": dict(sorted(installed.items())),
-            "netinventory-version": version,
-            "python-version": platform.python_version(),
-            "api-versions": list(versioning.SUPPORTED),
-            "default-api-version": versioning.DEFAULT,
-        }, 200
 
 
 class GraphQLEndpoint(Endpoint):
