@@ -110,3 +110,65 @@ def test_metrics_can_require_a_token(api, settings):
     settings.METRICS_TOKEN_REQUIRED = True
     assert Client().get("/metrics/").status_code == 403
     assert api.get("/metrics/").status_code == 200
+
+
+def test_metrics_add_up_every_gunicorn_worker(tmp_path):
+    """Several worker processes (the shipped gunicorn.conf.py) report one set of totals."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = Path(__file__).resolve().parents[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    multiproc = tmp_path / "prometheus"
+    env = {
+        **os.environ,
+        "DATA_DIR": str(tmp_path),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "BIND": f"127.0.0.1:{port}",
+        "WEB_WORKERS": "2",
+        "PROMETHEUS_MULTIPROC_DIR": str(multiproc),
+    }
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    process = subprocess.Popen(
+        [str(gunicorn), "-c", "gunicorn.conf.py", "config.wsgi:application"],
+        env=env,
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/health/", timeout=2).read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
+                time.sleep(0.2)
+
+        def live(_):
+            return urllib.request.urlopen(f"{base}/health/", timeout=10).status
+
+        key = (("method", "GET"), ("route", "health/"), ("status", "2xx"))
+        before = samples(
+            urllib.request.urlopen(f"{base}/metrics/", timeout=10).read().decode(),
+            "netinventory_http_requests_total",
+        )
+        with ThreadPoolExecutor(8) as pool:
+            assert set(pool.map(live, range(60))) == {200}
+        text = urllib.request.urlopen(f"{base}/metrics/", timeout=10).read().decode()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    counts = samples(text, "netinventory_http_requests_total")
+    assert counts[key] - before[key] == 60  # whichever worker answered each
+    writers = {path.stem.rsplit("_", 1)[1] for path in multiproc.glob("counter_*.db")}
+    assert len(writers) >= 2
