@@ -172,3 +172,28 @@ def test_metrics_add_up_every_gunicorn_worker(tmp_path):
     assert counts[key] - before[key] == 60  # whichever worker answered each
     writers = {path.stem.rsplit("_", 1)[1] for path in multiproc.glob("counter_*.db")}
     assert len(writers) >= 2
+
+
+def test_progress_lines_in_a_log():
+    import io
+
+    from monitoring.progress import Progress
+
+    stream = io.StringIO()
+    with Progress("rows", 4, stream=stream, interval=0) as progress:
+        for _ in range(4):
+            progress.advance()
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("  rows: 1/4 (25%)") and "left" in lines[0]
+    assert lines[-1].startswith("  rows: 4/4 (100%)") and len(lines) == 5
+
+
+def test_demo_seeding_shows_progress(db):
+    import io
+
+    from django.core.management import call_command
+
+    out, err = io.StringIO(), io.StringIO()
+    call_command("demo", url="http://127.0.0.1:9", stdout=out, stderr=err)
+    assert "demo network (steps): 3/3 (100%)" in err.getvalue()
+    assert "Token:" in out.getvalue()  # the summary stays on standard output
