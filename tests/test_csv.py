@@ -148,3 +148,13 @@ def test_import_is_all_or_none_and_names_the_row(api, sample):
     assert response.status_code == 400
     assert orjson.loads(response.content) == {"detail": "Row 2: more values than columns in the header"}
     assert Tenant.objects.count() == before
+
+
+def test_bulk_update_by_id_column(api, sample):
+    acme, globex = Tenant.objects.get(name="Acme"), Tenant.objects.get(name="globex")
+    text = f"id,description\r\n{acme.pk},anvils\r\n{globex.pk},\r\n"
+    response = api.client.patch("/api/tenancy/tenants/", text, content_type="text/csv")
+    assert response.status_code == 200, response.content
+    acme.refresh_from_db()
+    globex.refresh_from_db()
+    assert (acme.description, globex.description, acme.name) == ("anvils", "", "Acme")
