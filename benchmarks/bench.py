@@ -151,6 +151,7 @@ def seed_locations(count: int) -> None:
     from inventory.dcim.models import Location, LocationType
     from inventory.extras.models import Status, Tag
     from inventory.tenancy.models import Tenant
+    from monitoring.progress import Progress
 
     if Location.objects.count() >= count:
         return
@@ -166,7 +167,7 @@ def seed_locations(count: int) -> None:
         )[0]
         for i in range(5)
     ]
-    sites = Location.objects.bulk_create(
+    rows = [
         Location(
             name=f"site-{i:05d}",
             location_type=site,
@@ -179,7 +180,12 @@ def seed_locations(count: int) -> None:
             asn=64512 + i,
         )
         for i in range(count)
-    )
+    ]
+    sites = []
+    with Progress("locations", count) as progress:
+        for first in range(0, count, 2000):
+            sites += Location.objects.bulk_create(rows[first : first + 2000])
+            progress.advance(len(rows[first : first + 2000]))
     through = Location.tags.through
     through.objects.bulk_create(
         through(location_id=s.pk, tag_id=tags[(i + k) % 5].pk)
@@ -303,6 +309,7 @@ def seed_ipam(addresses: int, prefixes: int) -> None:
     from inventory.extras.models import Status
     from inventory.ipam import networks
     from inventory.ipam.models import IPAddress, Prefix
+    from monitoring.progress import Progress
 
     have = IPAddress.objects.count()
     if have >= addresses and Prefix.objects.count() >= prefixes:
@@ -320,6 +327,7 @@ def seed_ipam(addresses: int, prefixes: int) -> None:
             rows.append(p)
         Prefix.objects.bulk_create(rows, batch_size=2000)
     batch = []
+    progress = Progress("addresses", max(addresses - have, 0))
     for i in range(have, addresses):
         ip = IPAddress(status=active)
         # 200 addresses per /24 so every prefix keeps free space
@@ -329,8 +337,10 @@ def seed_ipam(addresses: int, prefixes: int) -> None:
         batch.append(ip)
         if len(batch) == 5000:
             IPAddress.objects.bulk_create(batch)
+            progress.advance(len(batch))
             batch = []
     IPAddress.objects.bulk_create(batch)
+    progress.finish()
     print(f"  seeded to {addresses} addresses and {prefixes} prefixes in {time.perf_counter() - start:.1f} s")
     analyze()
 

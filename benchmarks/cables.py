@@ -22,6 +22,7 @@ def seed_cables() -> None:
     from inventory.dcim.models import Cable, CablePath, Device, Interface
     from inventory.dcim.models.paths import CablePathNode
     from inventory.extras.models import Status
+    from monitoring.progress import Progress
 
     seed_devices()
     if Cable.objects.exists():
@@ -31,6 +32,7 @@ def seed_cables() -> None:
     cable_kind = ContentType.objects.get_for_model(Cable)
     connected = Status.objects.get(name="Connected")
     names = list(Device.objects.filter(name__startswith="sw-").order_by("name").values_list("pk", flat=True))
+    progress = Progress("devices cabled", len(names))
     for first in range(0, len(names) - 1, 200):
         pairs = names[first : first + 200]
         ports = {}
@@ -83,6 +85,8 @@ def seed_cables() -> None:
         Interface.objects.bulk_update(
             updates, ["cable", "_cable_peer_type", "_cable_peer_id", "_path"], batch_size=5000
         )
+        progress.advance(len(pairs))
+    progress.finish()
     print(f"  seeded {Cable.objects.count()} cables with their paths in {time.perf_counter() - start:.1f} s")
     analyze()
 

@@ -36,6 +36,7 @@ def seed_devices(count: int = DEVICES, ports: int = PORTS) -> None:
     from inventory.dcim.naming import naturalize
     from inventory.extras.models import Role, Status
     from inventory.tenancy.models import Tenant
+    from monitoring.progress import Progress
 
     if Device.objects.count() >= count:
         return
@@ -81,8 +82,12 @@ def seed_devices(count: int = DEVICES, ports: int = PORTS) -> None:
                 serial=f"SN{i:08d}",
             )
         )
-    Device.objects.bulk_create(devices, batch_size=2000)
+    with Progress("devices", count) as progress:
+        for first in range(0, count, 2000):
+            Device.objects.bulk_create(devices[first : first + 2000])
+            progress.advance(len(devices[first : first + 2000]))
     batch = []
+    progress = Progress("interfaces", count * ports)
     for device in devices:
         for n in range(1, ports + 1):
             name = f"Ethernet{n}"
@@ -99,8 +104,10 @@ def seed_devices(count: int = DEVICES, ports: int = PORTS) -> None:
             )
         if len(batch) >= 20_000:
             Interface.objects.bulk_create(batch)
+            progress.advance(len(batch))
             batch = []
     Interface.objects.bulk_create(batch)
+    progress.finish()
     print(f"  seeded {count} devices x {ports} interfaces in {time.perf_counter() - start:.1f} s")
     analyze()
 

@@ -90,6 +90,7 @@ def seed_devices(total: int) -> None:
     from inventory.dcim.naming import naturalize
     from inventory.extras.models import Role, Status
     from inventory.tenancy.models import Tenant
+    from monitoring.progress import Progress
 
     have = Device.objects.filter(name__startswith="cf-").count()
     if have >= total:
@@ -102,6 +103,7 @@ def seed_devices(total: int) -> None:
     device_type, _ = DeviceType.objects.get_or_create(manufacturer=maker, model="cf-1")
     platform, tenant = Platform.objects.get(name="cf-os"), Tenant.objects.get(name="cf-tenant")
     batch = []
+    progress = Progress("custom-field devices", total - have)
     for i in range(have, total):
         name = f"cf-{i:06d}"
         batch.append(
@@ -125,8 +127,10 @@ def seed_devices(total: int) -> None:
         )
         if len(batch) >= 5000:
             Device.objects.bulk_create(batch)
+            progress.advance(len(batch))
             batch = []
     Device.objects.bulk_create(batch)
+    progress.finish()
     print(f"  seeded devices up to {total} custom-field devices in {time.perf_counter() - start:.1f} s")
     analyze()
 

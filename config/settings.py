@@ -101,6 +101,9 @@ MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)
 GRAPHQL_MAX_ROWS = int(os.environ.get("GRAPHQL_MAX_ROWS") or 20_000)
 
+# `/metrics/` answers only callers with a valid API token when set.
+METRICS_TOKEN_REQUIRED = env_bool("METRICS_TOKEN_REQUIRED", False)
+
 CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS")
 CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", False)
 # Browser clients read these to page, negotiate and send If-Match back.
@@ -125,6 +128,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "monitoring.metrics.MetricsMiddleware",  # first: times everything below it
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.security.SecurityMiddleware",

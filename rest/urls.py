@@ -4,7 +4,7 @@ from django.urls import path, re_path
 
 from queryengine.registry import resource_for, resources
 
-from . import cabling, docs, views
+from . import cabling, docs, status, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
@@ -75,7 +75,7 @@ def build_urlpatterns() -> list:
     notes = resource_for(Note)
     patterns = [
         path("", views.RootEndpoint()),
-        path("status/", views.StatusEndpoint()),
+        path("status/", status.StatusEndpoint()),
         path("graphql/", views.GraphQLEndpoint()),
         path("docs/", docs.PageView("rest/swagger_ui.html")),
         path("redoc/", docs.PageView("rest/redoc.html")),

@@ -4,11 +4,8 @@ document, run it on the one schema, and reshape the result into the versioned en
 from __future__ import annotations
 
 import logging
-import platform
 import uuid
-from importlib import metadata
 
-import django
 import orjson
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -31,7 +28,7 @@ from queryengine.query import can_view, filters_of, restricted
 from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
 
-from . import etags, exports, throttle, versioning
+from . import csvformat, etags, exports, throttle, versioning
 from .auth import AuthenticationFailed, authenticate
 from .options import describe
 from .render import dumps, render
@@ -63,16 +60,18 @@ def detail_error(status: int, detail: str) -> ApiError:
 
 
 def response_format(request) -> str:
-    """json or html, from ?format= or the Accept header; anything else cannot be served."""
+    """json, html or csv, from ?format= or the Accept header; anything else cannot be served."""
     requested = request.GET.get("format")
-    if requested in ("json", "api"):
-        return "json" if requested == "json" else "html"
+    if requested in ("json", "api", "csv"):
+        return {"api": "html"}.get(requested, requested)
     accept = request.META.get("HTTP_ACCEPT", "")
     media = [entry.split(";")[0].strip().lower() for entry in accept.split(",") if entry.strip()]
     if not media:
         return "json"
     if media[0] in ("text/html", "application/xhtml+xml"):
         return "html"
+    if media[0] == csvformat.MEDIA_TYPE:
+        return "csv"
     if any(m in ("application/json", "*/*", "application/*") for m in media):
         return "json"
     raise detail_error(406, "Could not satisfy the request Accept header.")
@@ -105,6 +104,7 @@ class Endpoint:
         except ApiError as exc:
             return render(request, exc.body, exc.status, "json", headers)
         headers["API-Version"] = version
+        request.response_format = fmt
         try:
             method = "GET" if request.method == "HEAD" else request.method
             if method not in self.methods and not (method == "OPTIONS" and hasattr(self, "options")):
@@ -118,12 +118,16 @@ class Endpoint:
             request.api_version = version
             request.response_headers = headers
             data, status = getattr(self, method.lower())(request, **kwargs)
+            if fmt == "csv" and status == 200 and isinstance(data, dict) and "results" in data:
+                data = csvformat.response(request, data["results"], None, "object")  # lists beyond models
         except ApiError as exc:
             data, status = exc.body, exc.status
         except AuthenticationFailed as exc:
             data, status = {"detail": exc.detail}, 403
         except (FilterError, ValidationFailed) as exc:
             data, status = exc.errors, 400
+        except csvformat.CSVInvalid as exc:
+            data, status = {"detail": exc.detail}, 400
         except PermissionDenied as exc:
             data, status = {"detail": exc.detail}, 403
         except NotFound as exc:
@@ -263,6 +267,9 @@ def list_page(
     filters.update(scope_filters or {})
     depth = parse_depth(request)
     limit, offset = parse_paging(request)
+    if getattr(request, "response_format", None) == "csv":  # every row, at depth 0, as the reference
+        depth = 0
+        limit = limit if "limit" in params else None
     names = tuple(sorted(filters))
     document = list_document(resource, depth, shown_many(resource, request), names)
     variables = {"limit": limit, "offset": offset, "order_by": params.getlist("sort") or None}
@@ -377,14 +384,18 @@ class ListEndpoint(Endpoint):
         require_view(self.resource, request)
         if "export" in request.GET:
             return exports.export(request, self.resource, list_filters(request, self.resource)), 200
-        return list_page(request, self.resource), 200
+        page = list_page(request, self.resource)
+        if request.response_format == "csv":
+            model_name = self.resource.model_name
+            return csvformat.response(request, page["results"], self.resource, model_name), 200
+        return page, 200
 
     def options(self, request):
         require_view(self.resource, request)
         return describe(self.resource, request.context, detail=False), 200
 
     def post(self, request):
-        body = json_body(request)
+        body = self.body(request)
         if isinstance(body, list):
             return write(request, self.resource, "create", {"data": body}), 201
         if not isinstance(body, dict):
@@ -398,10 +409,24 @@ class ListEndpoint(Endpoint):
         return self.update(request, partial=True)
 
     def update(self, request, partial: bool):
-        body = json_body(request)
+        body = self.body(request)
         if not isinstance(body, list):
             raise not_a_list(body)
         return write(request, self.resource, "update", {"data": body, "partial": partial}), 200
+
+    def body(self, request):
+        """JSON, or CSV rows (always a list: CSV cannot tell one object from a list of one)."""
+        content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip()
+        if content_type != csvformat.MEDIA_TYPE:
+            return json_body(request)
+        try:
+            text = request.body.decode(request.encoding or "utf-8")
+        except UnicodeDecodeError:
+            raise detail_error(400, "CSV parse error - the body is not UTF-8 text.") from None
+        rows = csvformat.parse(text, self.resource)
+        if len(rows) > settings.MAX_BULK_OBJECTS:
+            raise detail_error(400, TOO_MANY_OBJECTS.format(settings.MAX_BULK_OBJECTS, len(rows)))
+        return rows
 
     def delete(self, request):
         body = json_body(request, empty=None)
@@ -581,29 +606,6 @@ class AppRootEndpoint(Endpoint):
             route.split("/", 1)[1]: f"{base}{route}/" for route in routes if route.startswith(f"{self.app}/")
         }
         return dict(sorted(endpoints.items())), 200
-
-
-class StatusEndpoint(Endpoint):
-    def get(self, request):
-        require_view(None, request)
-        installed = {}
-        for app in settings.INSTALLED_APPS:
-            try:
-                installed[app] = metadata.version(app.split(".")[0].replace("_", "-"))
-            except metadata.PackageNotFoundError:
-                installed[app] = None
-        try:
-            version = metadata.version("netinventory")
-        except metadata.PackageNotFoundError:
-            version = "0.1.0"
-        return {
-            "django-version": django.get_version(),
-            "installed-apps": dict(sorted(installed.items())),
-            "netinventory-version": version,
-            "python-version": platform.python_version(),
-            "api-versions": list(versioning.SUPPORTED),
-            "default-api-version": versioning.DEFAULT,
-        }, 200
 
 
 class GraphQLEndpoint(Endpoint):

@@ -32,6 +32,9 @@ class NaturallyOrdered(models.Model):
 class ComponentModel(NaturallyOrdered, PrimaryModel):
     """A named part of one device or one module (exactly one of the two)."""
 
+    # Names a component by value in CSV (as the reference does): its owner, then its name.
+    natural_key_field_names = ("device", "module", "name")
+
     device = models.ForeignKey(
         "dcim.Device", on_delete=models.CASCADE, null=True, blank=True, related_name="%(class)ss"
     )

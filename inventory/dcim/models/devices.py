@@ -259,6 +259,8 @@ class ModuleType(PrimaryModel):
 
 
 class Device(ConfigContextModel, PrimaryModel):
+    # Names a device by value in CSV, as the reference does (its default device uniqueness).
+    natural_key_field_names = ("name", "tenant", "location")
     device_type = models.ForeignKey(DeviceType, on_delete=models.PROTECT, related_name="devices")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
     role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, related_name="+")

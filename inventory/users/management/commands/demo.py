@@ -15,6 +15,7 @@ from inventory.dcim.models import (
 from inventory.extras.models import Role, Status, Tag
 from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Token, User
+from monitoring.progress import Progress
 
 
 class Command(BaseCommand):
@@ -34,7 +35,8 @@ class Command(BaseCommand):
         token = Token.objects.filter(user=user, description="demo token").first()
         if token is None:
             token = Token.objects.create(user=user, description="demo token")
-        self.seed_network()
+        with Progress("demo network (steps)", 3, stream=self.stderr._out) as progress:
+            self.seed_network(progress)
         self.stdout.write(
             f"NetInventory is ready.\n"
             f"  API:      {url}/api/\n"
@@ -44,7 +46,7 @@ class Command(BaseCommand):
             f'  Try:      curl -H "Authorization: Token {token.key}" {url}/api/dcim/locations/\n'
         )
 
-    def seed_network(self):
+    def seed_network(self, progress):
         location_ct = ContentType.objects.get_for_model(Location)
         tenant_ct = ContentType.objects.get_for_model(Tenant)
         active = Status.objects.get(name="Active")
@@ -61,6 +63,7 @@ class Command(BaseCommand):
         region, _ = LocationType.objects.get_or_create(name="Region", defaults={"nestable": True})
         site, _ = LocationType.objects.get_or_create(name="Site", defaults={"parent": region})
         site.content_types.add(location_ct)
+        progress.advance()  # tags, roles, tenants
         europe, _ = Location.objects.get_or_create(
             name="Europe", parent=None, defaults={"location_type": region, "status": active}
         )
@@ -72,7 +75,9 @@ class Command(BaseCommand):
             )
             if created:
                 location.tags.set(tags)
+        progress.advance()  # locations
         self.seed_devices(site, Location.objects.get(name="AMS1", parent=europe), active)
+        progress.advance()  # devices
 
     def seed_devices(self, site, ams, active):
         """A rack with two switches whose type brings eight interfaces each."""
