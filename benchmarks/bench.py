@@ -148,10 +148,10 @@ def row(label: str, median: float, best: float, extra: str = "") -> None:
 
 
 def seed_locations(count: int) -> None:
+    from config.monitoring.progress import Progress
     from inventory.dcim.models import Location, LocationType
     from inventory.extras.models import Status, Tag
     from inventory.tenancy.models import Tenant
-    from monitoring.progress import Progress
 
     if Location.objects.count() >= count:
         return
@@ -306,10 +306,10 @@ def bench_writes() -> None:
 
 def seed_ipam(addresses: int, prefixes: int) -> None:
     """/24 prefixes under 10.0.0.0/8 and addresses filling them from the bottom."""
+    from config.monitoring.progress import Progress
     from inventory.extras.models import Status
     from inventory.ipam import networks
     from inventory.ipam.models import IPAddress, Prefix
-    from monitoring.progress import Progress
 
     have = IPAddress.objects.count()
     if have >= addresses and Prefix.objects.count() >= prefixes:

@@ -19,10 +19,10 @@ def seed_cables() -> None:
     from dcim import seed_devices
     from django.contrib.contenttypes.models import ContentType
 
+    from config.monitoring.progress import Progress
     from inventory.dcim.models import Cable, CablePath, Device, Interface
     from inventory.dcim.models.paths import CablePathNode
     from inventory.extras.models import Status
-    from monitoring.progress import Progress
 
     seed_devices()
     if Cable.objects.exists():

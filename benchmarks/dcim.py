@@ -22,6 +22,7 @@ def seed_devices(count: int = DEVICES, ports: int = PORTS) -> None:
     from bench import analyze
     from django.contrib.contenttypes.models import ContentType
 
+    from config.monitoring.progress import Progress
     from inventory.dcim.models import (
         Device,
         DeviceType,
@@ -36,7 +37,6 @@ def seed_devices(count: int = DEVICES, ports: int = PORTS) -> None:
     from inventory.dcim.naming import naturalize
     from inventory.extras.models import Role, Status
     from inventory.tenancy.models import Tenant
-    from monitoring.progress import Progress
 
     if Device.objects.count() >= count:
         return

@@ -86,11 +86,11 @@ def seed_devices(total: int) -> None:
     """Custom-field devices up to `total`, each with data in the five fields."""
     from bench import analyze
 
+    from config.monitoring.progress import Progress
     from inventory.dcim.models import Device, DeviceType, Location, Manufacturer, Platform
     from inventory.dcim.naming import naturalize
     from inventory.extras.models import Role, Status
     from inventory.tenancy.models import Tenant
-    from monitoring.progress import Progress
 
     have = Device.objects.filter(name__startswith="cf-").count()
     if have >= total:

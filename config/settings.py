@@ -128,7 +128,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "monitoring.metrics.MetricsMiddleware",  # first: times everything below it
+    "config.monitoring.metrics.MetricsMiddleware",  # first: times everything below it
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -1,7 +1,7 @@
 from django.http import HttpResponseRedirect
 from django.urls import include, path
 
-from monitoring import health, metrics
+from config.monitoring import health, metrics
 
 urlpatterns = [
     path("", lambda request: HttpResponseRedirect("/api/")),

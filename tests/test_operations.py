@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 from django.test import Client
 
-from monitoring import health
+from config.monitoring import health
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "shared" / "reference" / "nautobot-3.2.7" / "004-status-get.json"
@@ -177,7 +177,7 @@ def test_metrics_add_up_every_gunicorn_worker(tmp_path):
 def test_progress_lines_in_a_log():
     import io
 
-    from monitoring.progress import Progress
+    from config.monitoring.progress import Progress
 
     stream = io.StringIO()
     with Progress("rows", 4, stream=stream, interval=0) as progress:

@@ -3,6 +3,7 @@
 from django.contrib.contenttypes.models import ContentType
 from django.core.management.base import BaseCommand
 
+from config.monitoring.progress import Progress
 from inventory.dcim.models import (
     Device,
     DeviceType,
@@ -15,7 +16,6 @@ from inventory.dcim.models import (
 from inventory.extras.models import Role, Status, Tag
 from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Token, User
-from monitoring.progress import Progress
 
 
 class Command(BaseCommand):
