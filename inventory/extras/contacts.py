@@ -12,6 +12,7 @@ from django.db.models import Q
 from queryengine.compiler import display_labels
 from queryengine.registry import CustomFilter, on_delete, resource_by_object_type
 
+from .deletions import forget_with_objects
 from .models import Contact, ContactAssociation, Team, TeamMembership, contact_label
 
 
@@ -96,16 +97,7 @@ TEAM_FILTERS = {"contacts": member_filter(Contact, "team", "contact")}
 # -- objects deleted --------------------------------------------------------------------------
 
 
-def forget_deleted(deleted: dict) -> None:
-    """Contact associations of deleted objects go with them."""
-    query = Q()
-    for model, pks in deleted.items():
-        if pks and model is not ContactAssociation:
-            query |= Q(
-                associated_object_type=ContentType.objects.get_for_model(model), associated_object_id__in=pks
-            )
-    if query:
-        ContactAssociation.objects.filter(query).delete()
+forget_deleted = forget_with_objects(ContactAssociation, ("associated_object_type", "associated_object_id"))
 
 
 def connect() -> None:

@@ -18,6 +18,7 @@ from django.db.models import Q
 
 from queryengine.registry import CustomFilter, Resource, resource_for
 
+from .deletions import forget_with_objects
 from .filtering import filter_errors, matching_ids, selection_q
 from .models import DynamicGroup, DynamicGroupMembership, StaticGroupAssociation
 
@@ -279,13 +280,6 @@ def static_member_labels(ids) -> dict:
 # -- objects deleted --------------------------------------------------------------------------
 
 
-def forget_deleted(deleted: dict) -> None:
-    """Static memberships of deleted objects go with them."""
-    query = Q()
-    for model, pks in deleted.items():
-        if pks and member_resource(model) is not None:
-            query |= Q(
-                associated_object_type=ContentType.objects.get_for_model(model), associated_object_id__in=pks
-            )
-    if query:
-        StaticGroupAssociation.objects.filter(query).delete()
+forget_deleted = forget_with_objects(
+    StaticGroupAssociation, ("associated_object_type", "associated_object_id")
+)

@@ -8,11 +8,11 @@ import datetime
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db.models import Q
 
 from queryengine.registry import INCLUDED, on_delete, resource_by_object_type
 
 from .contacts import object_labels
+from .deletions import forget_with_objects
 from .models import ObjectMetadata, contact_label
 
 DATETIME_FORMATS = ["YYYY-MM-DDTHH:MM:SS", "YYYY-MM-DDTHH:MM:SS(+,-)zzzz", "YYYY-MM-DDTHH:MM:SS(+,-)zz:zz"]
@@ -165,16 +165,7 @@ def metadata_labels(ids) -> dict[str, str]:
     return result
 
 
-def forget_deleted(deleted: dict) -> None:
-    """Metadata about deleted objects goes with them."""
-    query = Q()
-    for model, pks in deleted.items():
-        if pks and model is not ObjectMetadata:
-            query |= Q(
-                assigned_object_type=ContentType.objects.get_for_model(model), assigned_object_id__in=pks
-            )
-    if query:
-        ObjectMetadata.objects.filter(query).delete()
+forget_deleted = forget_with_objects(ObjectMetadata, ("assigned_object_type", "assigned_object_id"))
 
 
 def connect() -> None:

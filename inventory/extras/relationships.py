@@ -16,6 +16,7 @@ from queryengine.query import default_order
 from queryengine.registry import Included, Resource, on_delete, resource_by_object_type, resource_for
 from queryengine.writes import resolve_related
 
+from .deletions import forget_with_objects
 from .filtering import filter_errors, matching_ids
 from .models import SIDES, Relationship, RelationshipAssociation
 
@@ -469,15 +470,12 @@ def _require(user, action: str, changes: list) -> None:
 # -- objects deleted --------------------------------------------------------------------------
 
 
-def forget_deleted(deleted: dict) -> None:
-    """Associations of deleted objects go with them."""
-    query = Q()
-    for model, pks in deleted.items():
-        if pks and model not in (Relationship, RelationshipAssociation):
-            kind = ContentType.objects.get_for_model(model)
-            query |= Q(source_type=kind, source_id__in=pks) | Q(destination_type=kind, destination_id__in=pks)
-    if query:
-        RelationshipAssociation.objects.filter(query).delete()
+forget_deleted = forget_with_objects(
+    RelationshipAssociation,
+    ("source_type", "source_id"),
+    ("destination_type", "destination_id"),
+    keep_for=(Relationship,),
+)
 
 
 INCLUDED = Included(applies=applicable, load=load, write=write)
