@@ -111,10 +111,22 @@ CORS_EXPOSE_HEADERS = ["API-Version", "ETag"]
 # If-Match / If-None-Match must pass a preflight.
 CORS_ALLOW_HEADERS = (*default_headers, "if-match", "if-none-match")
 
+# Browser sign-in (/login/): send cookies over HTTPS only in production; origins (scheme and host)
+# a form or script may POST from besides the service's own, e.g. behind a TLS-terminating proxy.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE") or 14 * 24 * 3600)
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+
 INSTALLED_APPS = [
+    "web.apps.AdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
     "corsheaders",
     "graphene_django",
     "inventory.users",
@@ -125,6 +137,7 @@ INSTALLED_APPS = [
     "inventory.circuits",
     "inventory.virtualization",
     "rest",
+    "web.apps.WebConfig",
 ]
 
 MIDDLEWARE = [
@@ -134,6 +147,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -148,11 +162,17 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [],
         "APP_DIRS": True,
-        "OPTIONS": {"context_processors": []},
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
     }
 ]
 
-STATIC_URL = "static/"
+STATIC_URL = "/static/"  # served by web.views.static_file
 USE_TZ = True
 TIME_ZONE = "UTC"
 LANGUAGE_CODE = "en-us"

@@ -1,4 +1,5 @@
-"""Token authentication (spec §5): `Authorization: Token <40 hex>`."""
+"""Authentication (spec §5): `Authorization: Token <40 hex>` for API clients; for a browser signed
+in at /login/, its session, with Django's CSRF check on unsafe methods (token clients need none)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import hmac
 
 from django.contrib.auth.models import AnonymousUser
 from django.db import models
+from django.middleware.csrf import CsrfViewMiddleware
 
 from inventory.users.models import Token, User
 from inventory.users.sealing import seal
@@ -19,10 +21,16 @@ class AuthenticationFailed(Exception):
         self.detail = detail
 
 
-def authenticate(request) -> tuple[object, Token | None]:
-    """The caller and their token; anonymous when no token was sent; bad tokens raise."""
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+
+def authenticate(request, session: bool = False) -> tuple[object, Token | None]:
+    """The caller and their token; bad tokens raise. Without an Authorization header the caller is
+    anonymous, or with `session` the signed-in user of the request's session cookie."""
     header = request.META.get("HTTP_AUTHORIZATION", "").split()
-    if not header or header[0].lower() != "token":
+    if not header:
+        return (session_user(request) if session else None) or AnonymousUser(), None
+    if header[0].lower() != "token":
         return AnonymousUser(), None
     if len(header) == 1:
         raise AuthenticationFailed("Invalid token header. No credentials provided.")
@@ -38,6 +46,32 @@ def authenticate(request) -> tuple[object, Token | None]:
     if not token.user.is_active:
         raise AuthenticationFailed("User inactive or deleted.")
     return token.user, token
+
+
+def session_user(request):
+    """The user signed in through the session, if any. A browser sends the cookie on any request,
+    including one another site makes it send, so unsafe methods must prove with the CSRF token
+    that they come from a page of this service."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated or not user.is_active:
+        return None
+    if request.method not in SAFE_METHODS:
+        reason = _CsrfCheck(lambda request: None).check(request)
+        if reason:
+            raise AuthenticationFailed(f"CSRF Failed: {reason}")
+    return user
+
+
+class _CsrfCheck(CsrfViewMiddleware):
+    """Django's own CSRF check (token, cookie, Origin and Referer), answering the reason instead of
+    a response."""
+
+    def _reject(self, request, reason):
+        return reason
+
+    def check(self, request) -> str | None:
+        self.process_request(request)
+        return self.process_view(request, None, (), {})
 
 
 # Every request looks its token up: the query is compiled once, and the token and its user are

@@ -12,6 +12,8 @@ import orjson
 from django.http import FileResponse, Http404, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render as render_template
 from django.utils._os import safe_join
+from django.utils.decorators import method_decorator
+from django.views.decorators.csrf import ensure_csrf_cookie
 
 from . import openapi, versioning, yamltext
 
@@ -81,6 +83,7 @@ class PageView:
     def __init__(self, template: str):
         self.template = template
 
+    @method_decorator(ensure_csrf_cookie)  # "Try it out" as a signed-in browser sends it back
     def __call__(self, request) -> HttpResponse:
         if request.GET.get("format") == "openapi":
             # Older clients (pynautobot's openapi(), the Ansible inventory) read the document here;

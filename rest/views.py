@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import DataError, IntegrityError, InternalError, OperationalError
 from django.http import HttpResponse, HttpResponseRedirect
-from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 from graphql import GraphQLError
 
 from queryengine import engine
@@ -109,11 +109,12 @@ class Endpoint:
             method = "GET" if request.method == "HEAD" else request.method
             if method not in self.methods and not (method == "OPTIONS" and hasattr(self, "options")):
                 raise detail_error(405, f'Method "{request.method}" not allowed.')
-            user, token = authenticate(request)
+            user, token = authenticate(request, session=True)
             request.context = RequestContext(
                 user=user,
                 base_url=request.build_absolute_uri("/api/"),
-                write_enabled=bool(token and token.write_enabled),
+                # A signed-in browser writes as its user; a token only when write-enabled.
+                write_enabled=token.write_enabled if token else user.is_authenticated,
             )
             request.api_version = version
             request.response_headers = headers
@@ -616,9 +617,7 @@ class GraphQLEndpoint(Endpoint):
     @csrf_exempt
     def __call__(self, request, **kwargs):
         if request.method == "GET" and response_format_or_json(request) == "html":
-            from django.shortcuts import render as render_template
-
-            return render_template(request, "rest/graphiql.html", {"assets": "/api/docs/assets/"})
+            return graphiql_page(request)
         return super().__call__(request, **kwargs)
 
     def post(self, request):
@@ -635,6 +634,13 @@ class GraphQLEndpoint(Endpoint):
         if result.data is not None:
             payload["data"] = result.data
         return payload, 200 if result.data is not None else 400
+
+
+@ensure_csrf_cookie  # a signed-in browser's queries send it back (POST)
+def graphiql_page(request):
+    from django.shortcuts import render as render_template
+
+    return render_template(request, "rest/graphiql.html", {"assets": "/api/docs/assets/"})
 
 
 def response_format_or_json(request) -> str:

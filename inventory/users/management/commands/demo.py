@@ -39,6 +39,7 @@ class Command(BaseCommand):
             self.seed_network(progress)
         self.stdout.write(
             f"NetInventory is ready.\n"
+            f"  Sign in:  {url}/login/ (dashboard at {url}/, admin at {url}/admin/)\n"
             f"  API:      {url}/api/\n"
             f"  GraphQL:  {url}/api/graphql/\n"
             f"  User:     admin / admin\n"

@@ -1,0 +1,81 @@
+"""Users, groups, object permissions and tokens in the Django admin (superusers only, see
+web/admin_site.py)."""
+
+from django import forms
+from django.contrib import admin
+from django.contrib.auth import admin as auth_admin
+from django.contrib.auth import forms as auth_forms
+from django.core.exceptions import ValidationError
+
+from queryengine.permissions import ACTIONS
+
+from .models import Group, ObjectPermission, Token, User
+
+
+class UserCreationForm(auth_forms.AdminUserCreationForm):
+    class Meta(auth_forms.AdminUserCreationForm.Meta):
+        model = User
+
+
+class UserChangeForm(auth_forms.UserChangeForm):
+    class Meta(auth_forms.UserChangeForm.Meta):
+        model = User
+
+
+@admin.register(User)
+class UserAdmin(auth_admin.UserAdmin):
+    form = UserChangeForm
+    add_form = UserCreationForm
+
+
+@admin.register(Group)
+class GroupAdmin(admin.ModelAdmin):
+    search_fields = ("name",)
+    list_display = ("name",)
+
+
+class ObjectPermissionForm(forms.ModelForm):
+    actions = forms.MultipleChoiceField(
+        choices=[(a, a) for a in ACTIONS], widget=forms.CheckboxSelectMultiple
+    )
+
+    class Meta:
+        model = ObjectPermission
+        fields = (
+            "name",
+            "description",
+            "enabled",
+            "object_types",
+            "actions",
+            "constraints",
+            "users",
+            "groups",
+        )
+
+    def _post_clean(self):
+        super()._post_clean()
+        # The same check as the API's: constraints must be lookups every chosen type can filter by.
+        if "object_types" in self.cleaned_data:
+            try:
+                self.instance.clean_related({"object_types": list(self.cleaned_data["object_types"])})
+            except ValidationError as exc:
+                self._update_errors(exc)
+
+
+@admin.register(ObjectPermission)
+class ObjectPermissionAdmin(admin.ModelAdmin):
+    form = ObjectPermissionForm
+    list_display = ("name", "enabled", "actions", "constraints", "description")
+    list_filter = ("enabled",)
+    search_fields = ("name", "description")
+    filter_horizontal = ("object_types", "users", "groups")
+
+
+@admin.register(Token)
+class TokenAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "user", "description", "write_enabled", "expires", "created")
+    list_filter = ("write_enabled",)
+    search_fields = ("user__username", "description")
+    fields = ("user", "key", "write_enabled", "expires", "description", "created")
+    readonly_fields = ("key", "created")  # generated when created, as the API does
+    autocomplete_fields = ("user",)

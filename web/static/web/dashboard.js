@@ -1,0 +1,215 @@
+// The dashboard: every figure comes from the public GraphQL API (POST /api/graphql/), sent with
+// this browser's session and its CSRF token, exactly as a separately built frontend would.
+"use strict";
+
+// [label, count field, content type or null when the model has no status]
+const MODELS = [
+  ["Locations", "locations_count", "dcim.location"],
+  ["Racks", "racks_count", "dcim.rack"],
+  ["Devices", "devices_count", "dcim.device"],
+  ["Interfaces", "interfaces_count", "dcim.interface"],
+  ["Cables", "cables_count", "dcim.cable"],
+  ["Prefixes", "prefixes_count", "ipam.prefix"],
+  ["IP addresses", "ip_addresses_count", "ipam.ipaddress"],
+  ["VLANs", "vlans_count", "ipam.vlan"],
+  ["VRFs", "vrfs_count", null],
+  ["Circuits", "circuits_count", "circuits.circuit"],
+  ["Virtual machines", "virtual_machines_count", "virtualization.virtualmachine"],
+  ["Tenants", "tenants_count", null],
+];
+const ROOT_FIELDS_PER_QUERY = 40; // the server takes at most 50 root fields per document
+const LOCATIONS_SHOWN = 15;
+const PREFIXES_SHOWN = 30;
+
+function csrfToken() {
+  const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]*)/);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+async function graphql(query, variables = {}) {
+  const response = await fetch("/api/graphql/", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrfToken() },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await response.json();
+  if (!body.data) {
+    throw new Error((body.errors && body.errors[0].message) || body.detail || `HTTP ${response.status}`);
+  }
+  return body.data;
+}
+
+// Many counts at once: aliased root fields, split into documents the server accepts.
+async function counts(fields) {
+  const result = {};
+  for (let start = 0; start < fields.length; start += ROOT_FIELDS_PER_QUERY) {
+    const chunk = fields.slice(start, start + ROOT_FIELDS_PER_QUERY);
+    const declarations = [];
+    const selections = chunk.map((item, i) => {
+      const args = Object.keys(item.args || {}).map((name) => {
+        declarations.push(`$v${i}_${name}: [String]`);
+        return `${name}: $v${i}_${name}`;
+      });
+      return `c${i}: ${item.field}${args.length ? `(${args.join(", ")})` : ""}`;
+    });
+    const variables = {};
+    chunk.forEach((item, i) => {
+      for (const [name, value] of Object.entries(item.args || {})) variables[`v${i}_${name}`] = value;
+    });
+    const head = declarations.length ? `query (${declarations.join(", ")})` : "query";
+    const data = await graphql(`${head} { ${selections.join(" ")} }`, variables);
+    chunk.forEach((item, i) => (result[item.key] = data[`c${i}`]));
+  }
+  return result;
+}
+
+function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function fill(id, ...children) {
+  const target = document.getElementById(id);
+  target.replaceChildren(...children);
+  target.removeAttribute("aria-busy");
+}
+
+function bar(fractions) {
+  const track = element("div", { class: "bar" });
+  fractions.forEach(([fraction, kind]) => {
+    const width = Math.max(0, Math.min(1, fraction)) * 100;
+    track.append(element("span", { class: kind || "", style: `width: ${width.toFixed(2)}%` }));
+  });
+  return track;
+}
+
+async function showCounts() {
+  const totals = await counts(MODELS.map(([label, field]) => ({ key: label, field })));
+  fill(
+    "counts",
+    ...MODELS.map(([label, field]) =>
+      element(
+        "div",
+        { class: "tile", "data-count": field },
+        element("div", { class: "value" }, String(totals[label] ?? "—")),
+        element("div", { class: "label" }, label),
+      ),
+    ),
+  );
+}
+
+async function showStatuses() {
+  const { statuses } = await graphql("{ statuses(limit: 1000) { name color content_types } }");
+  const wanted = [];
+  for (const [label, field, contentType] of MODELS) {
+    if (!contentType) continue;
+    for (const status of statuses.filter((s) => s.content_types.includes(contentType))) {
+      wanted.push({ key: `${label}\u0000${status.name}`, field, args: { status: [status.name] } });
+    }
+  }
+  const found = await counts(wanted);
+  const rows = [];
+  for (const [label, , contentType] of MODELS) {
+    if (!contentType) continue;
+    const chips = statuses
+      .filter((s) => s.content_types.includes(contentType) && found[`${label}\u0000${s.name}`] > 0)
+      .map((s) =>
+        element(
+          "span",
+          { class: "chip" },
+          element("span", { class: "dot", style: `background: #${s.color || "999"}` }),
+          `${s.name}: ${found[`${label}\u0000${s.name}`]}`,
+        ),
+      );
+    if (chips.length) rows.push(element("div", { class: "status-row" }, element("strong", {}, label), element("div", { class: "chips" }, ...chips)));
+  }
+  fill("statuses", ...(rows.length ? rows : [element("p", { class: "hint" }, "Nothing with a status yet.")]));
+}
+
+async function showLocations() {
+  const { locations } = await graphql("{ locations(limit: 1000) { name device_count prefix_count } }");
+  const top = locations
+    .filter((l) => l.device_count || l.prefix_count)
+    .sort((a, b) => b.device_count - a.device_count || b.prefix_count - a.prefix_count)
+    .slice(0, LOCATIONS_SHOWN);
+  const most = Math.max(1, ...top.map((l) => Math.max(l.device_count, l.prefix_count)));
+  const grid = element("div", { class: "bars" });
+  for (const location of top) {
+    grid.append(
+      element("span", {}, location.name),
+      element("div", {}, bar([[location.device_count / most]]), bar([[location.prefix_count / most, "second"]])),
+      element("span", {}, `${location.device_count} devices, ${location.prefix_count} prefixes`),
+    );
+  }
+  const legend = element("p", { class: "legend hint" }, element("span", { style: "background: var(--accent)" }), "devices", element("span", { style: "background: #8bb4f7" }), "prefixes");
+  fill("locations", ...(top.length ? [legend, grid] : [element("p", { class: "hint" }, "No devices or prefixes at any location yet.")]));
+}
+
+// Addresses as BigInt, so that IPv6 prefixes size and compare exactly.
+function addressValue(text, version) {
+  if (version === 4) return text.split(".").reduce((value, part) => (value << 8n) + BigInt(part), 0n);
+  let [head, tail] = text.includes("::") ? text.split("::") : [text, null];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === null ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  return groups.reduce((value, group) => (value << 16n) + BigInt(parseInt(group || "0", 16)), 0n);
+}
+
+function coveredByChildren(parent, prefixes) {
+  // Child prefixes (of the same family, inside the parent) merged so nested ones count once.
+  const ranges = prefixes
+    .filter((p) => p !== parent && p.ip_version === parent.ip_version && p.prefix_length > parent.prefix_length)
+    .map((p) => [p.start, p.end])
+    .filter(([start, end]) => start >= parent.start && end <= parent.end)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let covered = 0n;
+  let reach = -1n;
+  for (const [start, end] of ranges) {
+    if (end <= reach) continue;
+    covered += end - (start > reach ? start : reach + 1n) + 1n;
+    reach = end;
+  }
+  return covered;
+}
+
+async function showUtilisation() {
+  const { prefixes } = await graphql(
+    "{ prefixes(limit: 1000) { prefix network broadcast ip_version prefix_length type } }",
+  );
+  for (const p of prefixes) {
+    p.start = addressValue(p.network, p.ip_version);
+    p.end = addressValue(p.broadcast, p.ip_version);
+    p.size = p.end - p.start + 1n;
+  }
+  const shown = prefixes.slice(0, PREFIXES_SHOWN);
+  const networks = shown.filter((p) => (p.type && p.type.value) !== "container");
+  const addressCounts = await counts(networks.map((p) => ({ key: p.prefix, field: "ip_addresses_count", args: { parent: [p.prefix] } })));
+  const grid = element("div", { class: "bars" });
+  for (const p of shown) {
+    const container = (p.type && p.type.value) === "container";
+    const used = container ? coveredByChildren(p, prefixes) : BigInt(addressCounts[p.prefix] || 0);
+    const fraction = Number((used * 100000n) / p.size) / 100000;
+    const kind = fraction >= 0.9 ? "full" : fraction >= 0.7 ? "high" : "";
+    const what = container ? "covered by child prefixes" : `of ${p.size} addresses`;
+    const percent = fraction > 0 && fraction < 0.001 ? "<0.1" : (fraction * 100).toFixed(1);
+    grid.append(
+      element("span", { title: p.type ? p.type.label : "" }, p.prefix),
+      bar([[fraction, kind]]),
+      element("span", { title: container ? `${used} addresses ${what}` : `${used} ${what}` }, `${percent}%`),
+    );
+  }
+  fill("utilisation", ...(shown.length ? [grid] : [element("p", { class: "hint" }, "No prefixes yet.")]));
+}
+
+function failed(error) {
+  const box = document.getElementById("dashboard-error");
+  box.textContent = `Could not load the dashboard: ${error.message}`;
+  box.hidden = false;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  for (const part of [showCounts, showStatuses, showLocations, showUtilisation]) part().catch(failed);
+});
