@@ -41,9 +41,10 @@ def _depth(selection_set, fragments, seen=frozenset()) -> int:
     deepest = 0
     for node in selection_set.selections:
         if isinstance(node, FieldNode):
-            deepest = max(
-                deepest, 1 + _depth(node.selection_set, fragments, seen) if node.selection_set else 1
-            )
+            # Introspection (`__schema`, `__type`) walks the schema, not the data: its nesting
+            # (GraphiQL's `ofType` chains) costs no database work, so it is not limited.
+            below = node.selection_set and not node.name.value.startswith("__")
+            deepest = max(deepest, 1 + _depth(node.selection_set, fragments, seen) if below else 1)
         elif isinstance(node, InlineFragmentNode):
             deepest = max(deepest, _depth(node.selection_set, fragments, seen))
         elif isinstance(node, FragmentSpreadNode) and node.name.value not in seen:

@@ -67,3 +67,15 @@ def test_a_bulk_write_past_the_length_limit_is_400(api, sample, settings):
     assert not Tenant.objects.filter(name__startswith="bulk-").exists()
     status, answer = send(api, "post", "/api/tenancy/tenants/", [{"name": f"bulk-{i}"} for i in range(3)])
     assert status == 201 and len(answer) == 3
+
+
+def test_introspection_is_not_held_to_the_depth_limit(api, sample):
+    from graphql import get_introspection_query
+
+    status, body = graphql(api, get_introspection_query(descriptions=True))
+    assert status == 200, body.get("errors")
+    assert any(t["name"] == "Query" for t in body["data"]["__schema"]["types"])
+    # Data queries still are.
+    deep = "{ devices { " + "location { " * 20 + "name" + " }" * 20 + " } }"
+    status, body = graphql(api, deep)
+    assert status == 400 and "nested deeper" in body["errors"][0]["message"]
