@@ -270,8 +270,9 @@ def test_a_real_worker_on_redis_runs_the_job(tmp_path):
         "Job.objects.filter(job_class_name='Greet').update(enabled=True);"
         "u=User.objects.create_superuser('w','w@example.com','pw');"
         "from inventory.jobs.api import JobRunEndpoint as E;"
+        "from tests.sample_jobs import Greet as G;"
         "j=Job.objects.get(job_class_name='Greet');"
-        "print(E.enqueue(j, None, 'default', {'who': 'redis', 'times': 1, 'loud': False}, u).pk)"
+        "print(E.enqueue(j, None, 'default', G.serialize(G.clean_data({'who': 'redis'})), u).pk)"
     )
     worker = subprocess.Popen(
         [
@@ -308,9 +309,17 @@ def test_a_real_worker_on_redis_runs_the_job(tmp_path):
         check = f"from inventory.jobs.models import JobResult as R; r=R.objects.get(pk='{pk}'); print(r.status, r.worker, r.result)"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            state = subprocess.run(
-                [python, "manage.py", "shell", "-c", check], cwd=root, env=env, capture_output=True, text=True
-            ).stdout
+            state = (
+                subprocess.run(
+                    [python, "manage.py", "shell", "-c", check],
+                    cwd=root,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                )
+                .stdout.strip()
+                .splitlines()[-1]
+            )
             if state.startswith(("SUCCESS", "FAILURE")):
                 break
             time.sleep(1)
