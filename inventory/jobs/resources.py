@@ -8,7 +8,7 @@ register(
         "extras/jobs",
         search=("name", "grouping", "description", "module_name", "job_class_name"),
         # Jobs come from code: clients change their flags, never create them.
-        read_only=("module_name", "job_class_name"),
+        creatable=False,
     )
 )
 register(Resource(JobQueue, "extras/job-queues"))
