@@ -439,10 +439,13 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
         }
     methods = getattr(endpoint, "methods", ("GET",))
     description = (type(endpoint).__doc__ or route or "The API root").strip().splitlines()[0]
-    return {
+    found = {
         m.lower(): operation(f"{op}_{m.lower()}", tag, description, response(200, ANY_OBJECT))
         for m in methods
     }
+    if "<str:key>" in route:  # a path below an object's (a group's members, a job's run)
+        found["parameters"] = [ID]
+    return found
 
 
 def routed_endpoints() -> list[tuple[str, object]]:
