@@ -64,6 +64,19 @@ class Explode(Job):
         raise RuntimeError("boom")
 
 
+class Sleepy(Job):
+    """Runs past its soft time limit (a worker stops it)."""
+
+    class Meta:
+        soft_time_limit = 1
+        time_limit = 20
+
+    def run(self):
+        import time
+
+        time.sleep(10)
+
+
 class Secretive(Job):
     password = StringVar()
 

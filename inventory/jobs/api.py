@@ -82,7 +82,7 @@ class JobRunEndpoint(Endpoint):
             cleaned = klass.clean_data(data)
         except ValidationError as exc:
             return {"errors": exc.message_dict}, 400
-        job_result = self.enqueue(job, klass, queue, klass.serialize(cleaned), user)
+        job_result = self.enqueue(job, queue, klass.serialize(cleaned), user)
         shown = read_object(request, resource_for(JobResult), job_result.pk, parse_depth(request))
         return {"scheduled_job": None, "job_result": shown}, 201
 
@@ -114,7 +114,7 @@ class JobRunEndpoint(Endpoint):
         return given
 
     @staticmethod
-    def enqueue(job: Job, klass, queue: str, data: dict, user) -> JobResult:
+    def enqueue(job: Job, queue: str, data: dict, user) -> JobResult:
         limits = {
             "time_limit": job.time_limit or None,
             "soft_time_limit": job.soft_time_limit or None,
