@@ -85,6 +85,7 @@ def test_variables_describe_the_form(api, jobs):
 
 
 def test_run_validates_data_naming_each_variable(api, jobs):
+    results_before = JobResult.objects.count()
     status, body = send(
         api, "post", run_url(jobs["Greet"]), {"data": {"times": 9, "nope": 1, "address": "x"}}
     )
@@ -105,7 +106,7 @@ def test_run_validates_data_naming_each_variable(api, jobs):
         api, "post", run_url(jobs["Greet"]), {"data": {"who": "x"}, "task_queue": "elsewhere"}
     )
     assert status == 400 and body == {"task_queue": ['"elsewhere" is not a valid choice.']}
-    assert not JobResult.objects.exists()
+    assert JobResult.objects.count() == results_before
 
 
 def test_run_logs_and_succeeds(api, jobs, sample):
@@ -226,15 +227,22 @@ def test_duplicate_addresses_and_parent_check(api, jobs, sample):
 
 
 def test_queues_and_assignments(api, jobs):
-    status, queue = send(api, "post", "/api/extras/job-queues/", {"name": "bulk", "description": "big jobs"})
+    status, queue = send(
+        api, "post", "/api/extras/job-queues/", {"name": "long-runs", "description": "big jobs"}
+    )
     assert status == 201 and queue["queue_type"]["value"] == "celery"
     status, assignment = send(
-        api, "post", "/api/extras/job-queue-assignments/", {"job": str(jobs["Greet"].pk), "job_queue": "bulk"}
+        api,
+        "post",
+        "/api/extras/job-queue-assignments/",
+        {"job": str(jobs["Greet"].pk), "job_queue": "long-runs"},
     )
     assert status == 201, assignment
-    assert api.json(f"/api/extras/jobs/{jobs['Greet'].pk}/")["task_queues"] == ["bulk", "default"]
-    status, body = send(api, "post", run_url(jobs["Greet"]), {"data": {"who": "q"}, "task_queue": "bulk"})
-    assert status == 201 and body["job_result"]["celery_kwargs"]["queue"] == "bulk"
+    assert api.json(f"/api/extras/jobs/{jobs['Greet'].pk}/")["task_queues"] == ["default", "long-runs"]
+    status, body = send(
+        api, "post", run_url(jobs["Greet"]), {"data": {"who": "q"}, "task_queue": "long-runs"}
+    )
+    assert status == 201 and body["job_result"]["celery_kwargs"]["queue"] == "long-runs"
 
 
 def redis_reachable() -> bool:
