@@ -77,6 +77,18 @@ class Sleepy(Job):
         time.sleep(10)
 
 
+class Stuck(Job):
+    """Ignores its soft limit's absence and hangs: the hard time limit kills it."""
+
+    class Meta:
+        time_limit = 2
+
+    def run(self):
+        import time
+
+        time.sleep(30)
+
+
 class Secretive(Job):
     password = StringVar()
 

@@ -263,9 +263,10 @@ from inventory.users.models import User
 from tests.sample_jobs import Greet
 Job.objects.filter(module_name="tests.sample_jobs").update(enabled=True)
 user = User.objects.create_superuser("w", "w@example.com", "pw")
-greet, sleepy = Job.objects.get(job_class_name="Greet"), Job.objects.get(job_class_name="Sleepy")
+greet, sleepy, stuck = (Job.objects.get(job_class_name=name) for name in ("Greet", "Sleepy", "Stuck"))
 data = Greet.serialize(Greet.clean_data({"who": "worker"}))
 ids = [JobRunEndpoint.enqueue(greet, "default", data, user).pk, JobRunEndpoint.enqueue(sleepy, "default", {}, user).pk]
+ids.append(JobRunEndpoint.enqueue(stuck, "default", {}, user).pk)
 deadline = time.monotonic() + 90
 while time.monotonic() < deadline and JobResult.objects.filter(pk__in=ids, date_done__isnull=True).exists():
     time.sleep(0.5)
@@ -284,7 +285,8 @@ def broker_environments():
 @pytest.mark.parametrize("broker", broker_environments())
 def test_a_real_worker_runs_jobs_with_time_limits(tmp_path, broker):
     """A Celery worker process (prefork, as in production) consumes from the broker and writes
-    results to the database it shares with the API; a soft time limit stops a job that runs on."""
+    results to the database it shares with the API; a soft time limit stops a job that runs on, a
+    hard one kills it and the result still says so."""
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")}
     env.update(
         DATABASE_URL=f"sqlite:///{tmp_path / 'jobs.sqlite3'}",
@@ -328,7 +330,8 @@ def test_a_real_worker_runs_jobs_with_time_limits(tmp_path, broker):
     finally:
         worker.terminate()
         worker.wait(timeout=30)
-    greeted, slept = [line for line in out.splitlines() if line.startswith("RESULT")]
+    greeted, slept, killed = [line for line in out.splitlines() if line.startswith("RESULT")]
     assert greeted.startswith("RESULT SUCCESS celery@"), out
     assert "'who': 'worker'" in greeted
     assert slept.startswith("RESULT FAILURE celery@") and "SoftTimeLimitExceeded" in slept, out
+    assert killed.startswith("RESULT FAILURE") and "TimeLimitExceeded" in killed, out

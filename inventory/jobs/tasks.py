@@ -6,7 +6,7 @@ import json
 import logging
 import traceback
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.utils import timezone
 
 SUCCESS, FAILURE = 25, 35  # levels between INFO/WARNING and WARNING/ERROR, as the reference's
@@ -66,7 +66,23 @@ def json_ready(value):
     return json.loads(json.dumps(value, default=str))
 
 
-@shared_task(bind=True, name="inventory.jobs.run_job")
+class JobTask(Task):
+    """Hooks the worker calls outside the job's own code."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        """The worker's parent process reports a hard time limit (the job's process was killed,
+        so `run_job` could not record it): the result is marked failed here."""
+        from .models import JobResult
+
+        JobResult.objects.filter(pk=args[0], date_done__isnull=True).update(
+            status="FAILURE",
+            date_done=timezone.now(),
+            result={"exc_type": type(exc).__name__, "exc_message": [str(exc)]},
+            traceback=str(einfo) if einfo else f"{type(exc).__name__}: {exc}",
+        )
+
+
+@shared_task(bind=True, base=JobTask, name="inventory.jobs.run_job")
 def run_job(self, job_result_id: str, data: dict):
     from .discovery import job_class
     from .models import JobResult
