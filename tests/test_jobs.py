@@ -276,13 +276,17 @@ for pk in ids:
 """
 
 
-def broker_environments():
-    yield pytest.param({}, id="embedded-filesystem")
-    redis = pytest.mark.skipif(not redis_reachable(), reason="no Redis on 127.0.0.1:6379")
-    yield pytest.param({"CELERY_BROKER_URL": "redis://127.0.0.1:6379/15"}, id="redis", marks=redis)
+BROKERS = [
+    pytest.param({}, id="embedded-filesystem"),
+    pytest.param(
+        {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/15"},
+        id="redis",
+        marks=pytest.mark.skipif(not redis_reachable(), reason="no Redis on 127.0.0.1:6379"),
+    ),
+]
 
 
-@pytest.mark.parametrize("broker", broker_environments())
+@pytest.mark.parametrize("broker", BROKERS)
 def test_a_real_worker_runs_jobs_with_time_limits(tmp_path, broker):
     """A Celery worker process (prefork, as in production) consumes from the broker and writes
     results to the database it shares with the API; a soft time limit stops a job that runs on, a
