@@ -131,6 +131,7 @@ INSTALLED_APPS = [
     "graphene_django",
     "inventory.users",
     "inventory.extras",
+    "inventory.jobs",
     "inventory.tenancy",
     "inventory.dcim",
     "inventory.ipam",
@@ -186,3 +187,27 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# Jobs (inventory/jobs, config/celery.py): modules whose Job classes are offered beside the
+# built-in ones, and the task queue they run on.
+JOBS_MODULES = env_list("JOBS_MODULES")
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://"
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {}
+    if os.environ.get("CELERY_BROKER_URL")
+    else {
+        "data_folder_in": str(DATA_DIR / "celery" / "queue"),
+        "data_folder_out": str(DATA_DIR / "celery" / "queue"),
+        "control_folder": str(DATA_DIR / "celery" / "control"),
+        "store_processed": False,
+    }
+)
+for _folder in CELERY_BROKER_TRANSPORT_OPTIONS.values():
+    if isinstance(_folder, str):
+        Path(_folder).mkdir(parents=True, exist_ok=True)
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_IGNORE_RESULT = True  # outcomes are job results in the database, not a result backend
+CELERY_TASK_ACKS_LATE = True  # a job whose worker dies is delivered again rather than lost
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # long jobs: a worker takes one message at a time
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

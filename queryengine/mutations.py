@@ -58,7 +58,13 @@ def perform(kind: str, resource: Resource, context, arguments: dict):
 
 def mutation_fields() -> dict[str, tuple[str, Resource]]:
     """Mutation field name -> (kind, resource), for the schema and the compiler alike."""
-    return {f"{kind}_{r.list_field}": (kind, r) for r in resources() if r.writable for kind in ACTIONS}
+    return {
+        f"{kind}_{r.list_field}": (kind, r)
+        for r in resources()
+        if r.writable
+        for kind in ACTIONS
+        if kind != "create" or r.creatable
+    }
 
 
 def build_mutation() -> type:

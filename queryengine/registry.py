@@ -166,6 +166,8 @@ class Resource:
     # (at depth 0 there): a cable's `terminations` by connector.
     loaded: dict[str, Included] = field(default_factory=dict)
     writable: bool = True  # False: read-only (GET, HEAD, OPTIONS; no mutations), e.g. content types
+    # False: objects come from elsewhere (jobs from code) and are changed or deleted, never created.
+    creatable: bool = True
 
     @property
     def integer_pk(self) -> bool:

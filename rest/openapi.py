@@ -307,6 +307,8 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
     op = re.sub(r"[^a-z0-9]+", "_", route.replace("<str:key>", "")).strip("_") or "api_root"
     if isinstance(endpoint, views.ListEndpoint):
         found = list_operations(endpoint.resource, version, op, tag)
+        if not endpoint.resource.creatable:
+            del found["post"]
         if isinstance(endpoint, views.TokenListEndpoint):
             found["post"]["security"] = [{"basicAuth": []}, {"tokenAuth": []}, {"cookieAuth": []}]
             found["post"]["description"] += (

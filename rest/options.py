@@ -133,7 +133,8 @@ def describe(resource: Resource, context, detail: bool) -> dict:
         "parses": PARSES,
     }
     actions = {}
-    for method, action in (() if detail else (("POST", "create"),)) + (("PUT", "update"),):
+    creates = () if detail or not resource.creatable else (("POST", "create"),)
+    for method, action in creates + (("PUT", "update"),):
         if not resource.writable:
             break
         try:

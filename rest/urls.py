@@ -56,6 +56,12 @@ SUB_ENDPOINTS = {
 }
 
 
+def job_endpoints() -> dict:
+    from inventory.jobs.api import SUB_ENDPOINTS as JOB_SUB_ENDPOINTS
+
+    return JOB_SUB_ENDPOINTS
+
+
 def connection_endpoints() -> dict:
     """The connection lists and the connected-device lookup: views over cable paths."""
     from inventory.dcim.models import ConsolePort, Device, Interface, PowerPort
@@ -88,11 +94,12 @@ def build_urlpatterns() -> list:
     extra = connection_endpoints()
     patterns += [path(f"{app}/", views.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
     patterns += [path(f"{route}/", endpoint) for route, endpoint in extra.items()]
+    sub_endpoints = {**SUB_ENDPOINTS, **job_endpoints()}
     for resource in resources():
         list_endpoint = LIST_ENDPOINTS.get(resource.route, views.ListEndpoint)
         patterns.append(path(f"{resource.route}/", list_endpoint(resource)))
         patterns.append(path(f"{resource.route}/<str:key>/", views.DetailEndpoint(resource)))
-        for path_name, endpoint in SUB_ENDPOINTS.get(resource.route, {}).items():
+        for path_name, endpoint in sub_endpoints.get(resource.route, {}).items():
             patterns.append(path(f"{resource.route}/<str:key>/{path_name}/", endpoint()))
         if "connected_endpoint" in resource.generic:  # objects a cable path starts at
             patterns.append(path(f"{resource.route}/<str:key>/trace/", cabling.TraceEndpoint(resource)))

@@ -380,6 +380,8 @@ class ListEndpoint(Endpoint):
         self.resource = resource
         if not resource.writable:
             self.methods = ("GET",)
+        elif not resource.creatable:
+            self.methods = ("GET", "PUT", "PATCH", "DELETE")
 
     def get(self, request):
         require_view(self.resource, request)

@@ -28,6 +28,7 @@ from .circuits_vm_sample import build_circuits_and_vms
 from .contacts_sample import build_contacts
 from .dcim_sample import build_dcim
 from .extras_sample import build_extras_data
+from .jobs_sample import build_jobs
 
 SUPERUSER_KEY = "a" * 40
 
@@ -165,7 +166,9 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     custom = build_custom_fields(s, dcim[Device][0])
     extras = build_extras_data(s, {**more, **dcim, Tenant: tenants})
     contacts = build_contacts(s, {**dcim, Tenant: tenants})
+    jobs = build_jobs(s, owner, tenants)
     return {
+        **jobs,
         **contacts,
         **more,
         **ipam,

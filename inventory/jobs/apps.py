@@ -1,0 +1,19 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_delete, post_migrate, post_save
+
+
+class JobsConfig(AppConfig):
+    """Jobs: Python classes run on the task queue. Routes live under `extras/` as the reference's
+    do; the models keep an application of their own."""
+
+    name = "inventory.jobs"
+    label = "jobs"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from .discovery import queues_changed, sync_jobs_after_migrate
+        from .models import JobQueueAssignment
+
+        post_migrate.connect(sync_jobs_after_migrate, dispatch_uid="jobs.sync_jobs")
+        post_save.connect(queues_changed, sender=JobQueueAssignment, dispatch_uid="jobs.queues_saved")
+        post_delete.connect(queues_changed, sender=JobQueueAssignment, dispatch_uid="jobs.queues_deleted")

@@ -1,0 +1,314 @@
+"""The `Job` base class and its typed variables.
+
+A job is a class with variables as class attributes and a `run(self, **data)` method:
+
+    class Rename(Job):
+        pattern = StringVar(description="regular expression")
+        dryrun = DryRunVar()
+
+        class Meta:
+            name = "Bulk rename"
+
+        def run(self, pattern, dryrun):
+            self.logger.info("renamed %s", obj, extra={"object": obj})
+
+Variables clean the `data` a run request gives (errors name the variable) and describe the form
+(`jobs/<id>/variables/`). Cleaned values of object variables are model instances; the task
+queue carries them as primary keys (`serialize`) and the worker turns them back (`deserialize`).
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import json
+import logging
+import uuid
+
+from django.core.exceptions import ValidationError
+
+REQUIRED = "This field is required."
+
+
+class ScriptVariable:
+    """One input of a job: cleans a JSON value, describes itself for the form."""
+
+    def __init__(self, label: str = "", description: str = "", default=None, required: bool = True):
+        self.label, self.description, self.default = label, description, default
+        self.required = required and default is None
+
+    def describe(self, name: str) -> dict:
+        entry = {"name": name, "type": type(self).__name__, "label": self.label or name.replace("_", " ")}
+        entry["help_text"] = self.description
+        entry["required"] = self.required
+        entry.update(self.extra())
+        if self.default is not None:
+            entry["default"] = self.default
+        return entry
+
+    def extra(self) -> dict:
+        return {}
+
+    def clean(self, value):
+        if value is None or value == "" or value == []:
+            if self.required:
+                raise ValidationError(REQUIRED)
+            return self.default
+        return self.clean_value(value)
+
+    def clean_value(self, value):
+        return value
+
+    def serialize(self, value):
+        return value
+
+    def deserialize(self, value):
+        return value
+
+
+class StringVar(ScriptVariable):
+    def __init__(self, min_length: int | None = None, max_length: int | None = None, regex=None, **kwargs):
+        super().__init__(**kwargs)
+        self.min_length, self.max_length, self.regex = min_length, max_length, regex
+
+    def extra(self) -> dict:
+        return {k: v for k, v in (("min_length", self.min_length), ("max_length", self.max_length)) if v}
+
+    def clean_value(self, value):
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise ValidationError("Enter a valid string.")
+        value = str(value)
+        if self.min_length and len(value) < self.min_length:
+            raise ValidationError(f"Ensure this value has at least {self.min_length} characters.")
+        if self.max_length and len(value) > self.max_length:
+            raise ValidationError(f"Ensure this value has at most {self.max_length} characters.")
+        if self.regex:
+            import re
+
+            if not re.search(self.regex, value):
+                raise ValidationError("Invalid value.")
+        return value
+
+
+class TextVar(StringVar):
+    pass
+
+
+class IntegerVar(ScriptVariable):
+    def __init__(self, min_value: int | None = None, max_value: int | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.min_value, self.max_value = min_value, max_value
+
+    def extra(self) -> dict:
+        return {
+            k: v for k, v in (("min_value", self.min_value), ("max_value", self.max_value)) if v is not None
+        }
+
+    def clean_value(self, value):
+        try:
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError
+            number = int(value)
+        except (TypeError, ValueError):
+            raise ValidationError("Enter a whole number.") from None
+        if self.min_value is not None and number < self.min_value:
+            raise ValidationError(f"Ensure this value is greater than or equal to {self.min_value}.")
+        if self.max_value is not None and number > self.max_value:
+            raise ValidationError(f"Ensure this value is less than or equal to {self.max_value}.")
+        return number
+
+
+class BooleanVar(ScriptVariable):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("default", False)
+        super().__init__(**kwargs)
+        self.required = False
+
+    def clean(self, value):
+        if value is None or value == "":
+            return bool(self.default)
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in {"true", "false", "1", "0"}:
+            return value.lower() in {"true", "1"}
+        raise ValidationError("Must be a boolean.")
+
+
+class DryRunVar(BooleanVar):
+    """The `dryrun` flag: the job reports what it would change and changes nothing."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("description", "Check the changes without saving them.")
+        super().__init__(**kwargs)
+
+
+class ChoiceVar(ScriptVariable):
+    def __init__(self, choices, **kwargs):
+        super().__init__(**kwargs)
+        self.choices = [tuple(c) if isinstance(c, list | tuple) else (c, c) for c in choices]
+
+    def extra(self) -> dict:
+        return {"choices": [list(c) for c in self.choices]}
+
+    def clean_value(self, value):
+        if str(value) not in {str(v) for v, _ in self.choices}:
+            raise ValidationError(f"Select a valid choice. {value} is not one of the available choices.")
+        return next(v for v, _ in self.choices if str(v) == str(value))
+
+
+class MultiChoiceVar(ChoiceVar):
+    def clean_value(self, value):
+        values = value if isinstance(value, list) else [value]
+        return [super(MultiChoiceVar, self).clean_value(v) for v in values]
+
+
+class ObjectVar(ScriptVariable):
+    """An object of a model, given by UUID (or `{"id": …}`); `query_params` limit the choice."""
+
+    def __init__(self, model, query_params: dict | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.model, self.query_params = model, query_params or {}
+
+    def extra(self) -> dict:
+        return {"model": f"{self.model._meta.app_label}.{self.model._meta.model_name}"}
+
+    def queryset(self):
+        return self.model.objects.filter(**self.query_params)
+
+    def one(self, value):
+        pk = value.get("id") if isinstance(value, dict) else value
+        try:
+            return self.queryset().get(pk=uuid.UUID(str(pk)))
+        except (ValueError, TypeError, self.model.DoesNotExist):
+            raise ValidationError(
+                "Select a valid choice. That choice is not one of the available choices."
+            ) from None
+
+    def clean_value(self, value):
+        return self.one(value)
+
+    def serialize(self, value):
+        return None if value is None else str(value.pk)
+
+    def deserialize(self, value):
+        return None if value is None else self.model.objects.get(pk=value)
+
+
+class MultiObjectVar(ObjectVar):
+    def clean_value(self, value):
+        return [self.one(v) for v in (value if isinstance(value, list) else [value])]
+
+    def serialize(self, value):
+        return [str(v.pk) for v in value or []]
+
+    def deserialize(self, value):
+        objects = {str(o.pk): o for o in self.model.objects.filter(pk__in=value or [])}
+        return [objects[pk] for pk in value or [] if pk in objects]
+
+
+class FileVar(ScriptVariable):
+    """A small file, given as base64 text in JSON (the job receives bytes)."""
+
+    def clean_value(self, value):
+        if not isinstance(value, str):
+            raise ValidationError("No file was submitted. Check the encoding type on the form.")
+        try:
+            base64.b64decode(value, validate=True)
+        except ValueError:
+            raise ValidationError("The submitted file is not valid base64.") from None
+        return value
+
+    def deserialize(self, value):
+        return None if value is None else base64.b64decode(value)
+
+
+class IPAddressVar(ScriptVariable):
+    def clean_value(self, value):
+        try:
+            return str(ipaddress.ip_address(str(value)))
+        except ValueError:
+            raise ValidationError("Invalid IPv4/IPv6 address format.") from None
+
+
+class IPAddressWithMaskVar(ScriptVariable):
+    def clean_value(self, value):
+        try:
+            return str(ipaddress.ip_interface(str(value)))
+        except ValueError:
+            raise ValidationError("Invalid IPv4/IPv6 address with mask format.") from None
+
+
+class IPNetworkVar(ScriptVariable):
+    def clean_value(self, value):
+        try:
+            return str(ipaddress.ip_network(str(value), strict=True))
+        except ValueError:
+            raise ValidationError("Invalid IP network format.") from None
+
+
+class JSONVar(ScriptVariable):
+    def clean_value(self, value):
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except ValueError:
+                raise ValidationError("Enter a valid JSON.") from None
+        return value
+
+
+class Job:
+    """Base of every job. `Meta` may set name, description, grouping (default: the module's
+    `name`), has_sensitive_variables (default True, as the reference), dryrun_default,
+    soft_time_limit, time_limit, task_queues, hidden, read_only, is_singleton."""
+
+    class Meta:
+        pass
+
+    def __init__(self, job_result=None, logger: logging.Logger | None = None):
+        self.job_result = job_result
+        self.logger = logger or logging.getLogger(f"inventory.jobs.{type(self).__name__}")
+
+    def run(self, **data):
+        raise NotImplementedError
+
+    @classmethod
+    def meta(cls, name: str, default=None):
+        return getattr(cls.Meta, name, default)
+
+    @classmethod
+    def variables(cls) -> dict[str, ScriptVariable]:
+        found = {}
+        for klass in reversed(cls.__mro__):
+            found.update({k: v for k, v in vars(klass).items() if isinstance(v, ScriptVariable)})
+        return found
+
+    @classmethod
+    def supports_dryrun(cls) -> bool:
+        return isinstance(cls.variables().get("dryrun"), DryRunVar)
+
+    @classmethod
+    def clean_data(cls, data) -> dict:
+        """Cleaned values by name, or ValidationError({name: [message]}) naming each bad variable."""
+        if not isinstance(data, dict):
+            raise ValidationError({"data": ["Job data needs to be a dict"]})
+        variables = cls.variables()
+        errors = {k: ["Job data contained an unknown property"] for k in data if k not in variables}
+        cleaned = {}
+        for name, variable in variables.items():
+            try:
+                cleaned[name] = variable.clean(data.get(name))
+            except ValidationError as exc:
+                errors[name] = exc.messages
+        if errors:
+            raise ValidationError(errors)
+        return cleaned
+
+    @classmethod
+    def serialize(cls, cleaned: dict) -> dict:
+        variables = cls.variables()
+        return {k: variables[k].serialize(v) for k, v in cleaned.items()}
+
+    @classmethod
+    def deserialize(cls, data: dict) -> dict:
+        variables = cls.variables()
+        return {k: variables[k].deserialize(v) for k, v in data.items() if k in variables}

@@ -1,0 +1,180 @@
+"""Jobs every installation has: data-quality checks on IP space and a bulk rename."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from django.apps import apps
+from django.db import transaction
+from django.db.models import Count
+
+from .base import BooleanVar, ChoiceVar, DryRunVar, Job, ObjectVar, StringVar
+
+name = "Data Quality"
+
+
+def _ipam():
+    from inventory.ipam import models, networks
+
+    return models, networks
+
+
+class FindDuplicateIPAddresses(Job):
+    """Report every host address that appears more than once in one VRF (or in the global table)."""
+
+    vrf = ObjectVar(model=apps.get_model("ipam", "VRF"), required=False, description="Only this VRF")
+
+    class Meta:
+        name = "Find duplicate IP addresses"
+        has_sensitive_variables = False
+        read_only = True
+        soft_time_limit = 300
+        time_limit = 360
+
+    def run(self, vrf=None):
+        models, networks = _ipam()
+        addresses = models.IPAddress.objects.all()
+        if vrf is not None:
+            addresses = addresses.filter(vrf=vrf)
+        groups = (
+            addresses.values("vrf_id", "ip_version", "host_address")
+            .annotate(n=Count("id"))
+            .filter(n__gt=1)
+            .order_by("vrf_id", "ip_version", "host_address")
+        )
+        vrf_names = dict(models.VRF.objects.values_list("pk", "name"))
+        found = []
+        for group in groups:
+            host = networks.address_text(group["ip_version"], group["host_address"])
+            where = vrf_names.get(group["vrf_id"], "Global")
+            copies = addresses.filter(
+                vrf_id=group["vrf_id"], ip_version=group["ip_version"], host_address=group["host_address"]
+            )
+            for ip in copies:
+                self.logger.warning(
+                    "%s is used %d times in %s", host, group["n"], where, extra={"object": ip}
+                )
+            found.append({"vrf": where, "address": host, "count": group["n"]})
+        if not found:
+            self.logger.success("No duplicate IP addresses.")
+        return {"duplicates": found}
+
+
+class CheckParents(Job):
+    """Check that every prefix and IP address sits inside a suitable parent prefix of its VRF:
+    an address needs a containing network or pool prefix (not only a container), and a prefix
+    must not sit inside a pool."""
+
+    class Meta:
+        name = "Check prefix and IP address parents"
+        has_sensitive_variables = False
+        read_only = True
+        soft_time_limit = 600
+        time_limit = 660
+
+    def run(self):
+        models, networks = _ipam()
+        by_vrf = defaultdict(list)  # (vrf, version) -> [(first, last, length, type, prefix)]
+        for prefix in models.Prefix.objects.all():
+            span = (
+                networks.from_bytes(prefix.network_address),
+                networks.from_bytes(prefix.broadcast_address),
+            )
+            by_vrf[prefix.vrf_id, prefix.ip_version].append(
+                (*span, prefix.prefix_length, prefix.type, prefix)
+            )
+
+        def parent(vrf_id, version, first, last, length, exclude=None):
+            candidates = [
+                p for p in by_vrf[vrf_id, version] if p[0] <= first and last <= p[1] and p[4] is not exclude
+            ]
+            candidates = [p for p in candidates if p[2] < length or (exclude is None and p[2] <= length)]
+            return max(candidates, key=lambda p: p[2], default=None)
+
+        problems = 0
+        for prefix in models.Prefix.objects.all():
+            first, last = (
+                networks.from_bytes(prefix.network_address),
+                networks.from_bytes(prefix.broadcast_address),
+            )
+            found = parent(
+                prefix.vrf_id, prefix.ip_version, first, last, prefix.prefix_length, exclude=prefix
+            )
+            if found is not None and found[3] == "pool":
+                problems += 1
+                self.logger.warning("%s sits inside the pool %s", prefix, found[4], extra={"object": prefix})
+        for ip in models.IPAddress.objects.all():
+            host = networks.from_bytes(ip.host_address)
+            found = parent(ip.vrf_id, ip.ip_version, host, host, 129)
+            if found is None:
+                problems += 1
+                self.logger.warning("%s has no parent prefix in its VRF", ip, extra={"object": ip})
+            elif found[3] == "container":
+                problems += 1
+                self.logger.warning(
+                    "%s has only the container %s as its parent", ip, found[4], extra={"object": ip}
+                )
+        if problems:
+            self.logger.failure("%d objects without a suitable parent", problems)
+        else:
+            self.logger.success("Every prefix and IP address has a suitable parent.")
+        return {"problems": problems}
+
+
+def _renamable_models() -> list[tuple[str, str]]:
+    """Object types with a `name` column clients may write (their API route's model)."""
+    from queryengine.registry import resources
+
+    found = []
+    for resource in resources():
+        field = next((f for f in resource.fields if f.name == "name" and f.model_field is not None), None)
+        if field is not None and field.model_field.editable and resource.writable:
+            found.append((resource.object_type, resource.object_type))
+    return found
+
+
+class BulkRename(Job):
+    """Rename every object of a type whose name matches a regular expression (`re.sub`
+    replacement, e.g. `\\1`). With `dryrun` it only reports the new names."""
+
+    object_type = ChoiceVar(choices=(), description="The type of the objects to rename")
+    pattern = StringVar(description="Regular expression matched against each name")
+    replacement = StringVar(description="Replacement (may use groups: \\1)", required=False, default="")
+    case_insensitive = BooleanVar(description="Match regardless of case")
+    dryrun = DryRunVar()
+
+    class Meta:
+        name = "Bulk rename"
+        has_sensitive_variables = False
+        dryrun_default = True
+        soft_time_limit = 900
+        time_limit = 960
+
+    @classmethod
+    def variables(cls):
+        found = super().variables()
+        found["object_type"].choices = _renamable_models()
+        return found
+
+    def run(self, object_type, pattern, replacement, case_insensitive, dryrun):
+        try:
+            regex = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
+        except re.error as exc:
+            raise ValueError(f"pattern: {exc}") from None
+        model = apps.get_model(object_type)
+        renamed = []
+        with transaction.atomic():
+            for obj in model.objects.order_by("pk"):
+                new = regex.sub(replacement or "", obj.name)
+                if new == obj.name:
+                    continue
+                renamed.append({"id": str(obj.pk), "old": obj.name, "new": new})
+                verb = "would rename" if dryrun else "renamed"
+                self.logger.info("%s %r to %r", verb, obj.name, new, extra={"object": obj})
+                if not dryrun:
+                    obj.name = new
+                    obj.full_clean()
+                    obj.save()
+        self.logger.success("%d objects %s", len(renamed), "to rename (dry run)" if dryrun else "renamed")
+        return {"dryrun": dryrun, "renamed": renamed}

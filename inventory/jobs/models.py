@@ -1,0 +1,166 @@
+"""Jobs, their queues, results and log entries (shapes of the reference's `extras` models)."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from inventory.base import BaseModel, PrimaryModel
+
+
+class JobQueue(PrimaryModel):
+    """A named Celery queue workers listen on (`celery -A config worker -Q <name>`)."""
+
+    name = models.CharField(max_length=255, unique=True)
+    queue_type = models.CharField(
+        max_length=50, choices=[("celery", "Celery"), ("kubernetes", "Kubernetes")], default="celery"
+    )
+    description = models.CharField(max_length=255, blank=True)
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="job_queues"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+
+class Job(PrimaryModel):
+    """A job class found in an installed module; the class's attributes are copied here at
+    discovery unless the matching `*_override` flag says an administrator changed them."""
+
+    # Names of the queues the job may run on, kept in step with its queue assignments.
+    task_queues = models.JSONField(default=list, blank=True, editable=False)
+    task_queues_override = models.BooleanField(default=False)
+    module_name = models.CharField(max_length=255, editable=False)
+    job_class_name = models.CharField(max_length=100, editable=False)
+    grouping = models.CharField(max_length=255)
+    name = models.CharField(max_length=255, unique=True)
+    description = models.TextField(blank=True)
+    installed = models.BooleanField(default=True, editable=False)
+    enabled = models.BooleanField(default=False)
+    is_job_hook_receiver = models.BooleanField(default=False, editable=False)
+    is_job_button_receiver = models.BooleanField(default=False, editable=False)
+    has_sensitive_variables = models.BooleanField(default=True)
+    is_singleton = models.BooleanField(default=False)
+    console_log_default = models.BooleanField(default=False)
+    hidden = models.BooleanField(default=False)
+    dryrun_default = models.BooleanField(default=False)
+    read_only = models.BooleanField(default=False, editable=False)
+    soft_time_limit = models.FloatField(default=0)
+    time_limit = models.FloatField(default=0)
+    supports_dryrun = models.BooleanField(default=False, editable=False)
+    grouping_override = models.BooleanField(default=False)
+    name_override = models.BooleanField(default=False)
+    console_log_default_override = models.BooleanField(default=False)
+    description_override = models.BooleanField(default=False)
+    dryrun_default_override = models.BooleanField(default=False)
+    hidden_override = models.BooleanField(default=False)
+    soft_time_limit_override = models.BooleanField(default=False)
+    time_limit_override = models.BooleanField(default=False)
+    has_sensitive_variables_override = models.BooleanField(default=False)
+    job_queues_override = models.BooleanField(default=False)
+    default_job_queue_override = models.BooleanField(default=False)
+    is_singleton_override = models.BooleanField(default=False)
+    default_job_queue = models.ForeignKey(
+        JobQueue, on_delete=models.PROTECT, null=True, blank=True, related_name="default_for_jobs"
+    )
+    job_queues = models.ManyToManyField(
+        JobQueue, through="JobQueueAssignment", related_name="jobs", blank=True, editable=False
+    )
+
+    class Meta:
+        ordering = ["grouping", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["module_name", "job_class_name"], name="jobs_job_class_path")
+        ]
+
+    @property
+    def class_path(self) -> str:
+        return f"{self.module_name}.{self.job_class_name}"
+
+
+class JobQueueAssignment(BaseModel):
+    """A queue a job may run on (spec §4.8: an association with its own route)."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="job_queue_assignments")
+    job_queue = models.ForeignKey(JobQueue, on_delete=models.CASCADE, related_name="job_assignments")
+
+    class Meta:
+        ordering = ["job", "job_queue"]
+        constraints = [models.UniqueConstraint(fields=["job", "job_queue"], name="jobs_queue_assignment")]
+
+
+# Celery task states, as the reference shows them (value and label alike).
+STATUSES = [
+    (state, state)
+    for state in ("PENDING", "RECEIVED", "STARTED", "SUCCESS", "FAILURE", "REVOKED", "RETRY", "REJECTED")
+]
+DONE = ("SUCCESS", "FAILURE", "REVOKED", "REJECTED")
+
+
+class JobResult(BaseModel):
+    status = models.CharField(max_length=30, choices=STATUSES, default="PENDING", editable=False)
+    name = models.CharField(max_length=255, editable=False)
+    task_name = models.CharField(max_length=255, null=True, blank=True, editable=False)
+    date_created = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    date_started = models.DateTimeField(null=True, blank=True, editable=False)
+    date_done = models.DateTimeField(null=True, blank=True, editable=False)
+    result = models.JSONField(null=True, blank=True, editable=False)
+    worker = models.CharField(max_length=100, null=True, blank=True, editable=False)
+    task_args = models.JSONField(default=list, blank=True, editable=False)
+    task_kwargs = models.JSONField(default=dict, blank=True, editable=False)
+    celery_kwargs = models.JSONField(default=dict, blank=True, editable=False)
+    traceback = models.TextField(null=True, blank=True, editable=False)
+    meta = models.JSONField(null=True, blank=True, editable=False)
+    debug_log_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    success_log_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    info_log_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    warning_log_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    error_log_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    canceled_by_user_name = models.CharField(max_length=150, blank=True, editable=False)
+    cancel_type = models.CharField(max_length=50, blank=True, editable=False)
+    date_canceled = models.DateTimeField(null=True, blank=True, editable=False)
+    job_model = models.ForeignKey(
+        Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="job_results", editable=False
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+    )
+    canceled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+    )
+    _custom_field_data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-date_created"]
+
+
+LOG_LEVELS = [
+    (level, level.capitalize())
+    for level in ("debug", "info", "success", "warning", "failure", "error", "critical")
+]
+
+
+class JobLogEntry(BaseModel):
+    """One message a running job logged; written at once, so it is readable while the job runs."""
+
+    job_result = models.ForeignKey(JobResult, on_delete=models.CASCADE, related_name="job_log_entries")
+    log_level = models.CharField(max_length=32, choices=LOG_LEVELS, default="info", db_index=True)
+    grouping = models.CharField(max_length=100, default="main")
+    message = models.TextField(blank=True)
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+    log_object = models.CharField(max_length=200, blank=True, default="")
+    absolute_url = models.CharField(max_length=255, blank=True, default="")
+
+    class Meta:
+        ordering = ["created"]
+        verbose_name_plural = "job log entries"

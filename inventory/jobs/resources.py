@@ -1,0 +1,47 @@
+from queryengine.registry import Display, Resource, register
+
+from .models import Job, JobLogEntry, JobQueue, JobQueueAssignment, JobResult
+
+register(
+    Resource(
+        Job,
+        "extras/jobs",
+        search=("name", "grouping", "description", "module_name", "job_class_name"),
+        # Jobs come from code: clients change their flags, never create them.
+        creatable=False,
+    )
+)
+register(Resource(JobQueue, "extras/job-queues"))
+register(
+    Resource(
+        JobQueueAssignment,
+        "extras/job-queue-assignments",
+        display=Display(("job__name", "job_queue__name"), lambda job, queue: f"{job}: {queue}"),
+        search=("job__name", "job_queue__name"),
+        natural_key=None,
+    )
+)
+register(
+    Resource(
+        JobResult,
+        "extras/job-results",
+        display=Display(
+            ("name", "date_created", "status"),
+            lambda name, created, status: f"{name} created at {created} ({status})",
+        ),
+        search=("name", "status"),
+        natural_key=None,
+        writable=False,
+        notes=False,
+    )
+)
+register(
+    Resource(
+        JobLogEntry,
+        "extras/job-logs",
+        display=Display(("message",), lambda message: message[:50]),
+        search=("message", "log_object", "grouping"),
+        natural_key=None,
+        writable=False,
+    )
+)

@@ -1,0 +1,93 @@
+"""Sample jobs, queues, results and log entries (rows only: no job code runs to build them)."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.utils import timezone
+
+from inventory.jobs.models import Job, JobLogEntry, JobQueue, JobQueueAssignment, JobResult
+
+
+def build_jobs(s: str, owner, tenants) -> dict[type, list]:
+    k = s.replace("-", "_")
+    queues = [
+        JobQueue.objects.create(name=f"bulk{s}", description="long jobs", tenant=tenants[0]),
+        JobQueue.objects.create(name=f"checks{s}"),
+        JobQueue.objects.create(name=f"Edge{s}", queue_type="kubernetes", description="edge cluster"),
+    ]
+    jobs = [
+        Job.objects.create(
+            module_name=f"site_jobs{k}.audits",
+            job_class_name="AuditNames",
+            grouping="Audits",
+            name=f"Audit names{s}",
+            description="checks naming rules",
+            enabled=True,
+            soft_time_limit=60,
+            time_limit=90,
+            default_job_queue=queues[1],
+        ),
+        Job.objects.create(
+            module_name=f"site_jobs{k}.changes",
+            job_class_name="Renumber",
+            grouping="Changes",
+            name=f"Renumber{s}",
+            has_sensitive_variables=False,
+            dryrun_default=True,
+            installed=False,
+            default_job_queue=queues[0],
+        ),
+        Job.objects.create(
+            module_name=f"site_jobs{k}.changes",
+            job_class_name="Cleanup",
+            grouping="Changes",
+            name=f"cleanup{s}",
+            hidden=True,
+        ),
+    ]
+    assignments = [
+        JobQueueAssignment.objects.create(job=jobs[0], job_queue=queues[1]),
+        JobQueueAssignment.objects.create(job=jobs[0], job_queue=queues[0]),
+        JobQueueAssignment.objects.create(job=jobs[1], job_queue=queues[0]),
+    ]
+    start = timezone.now() - datetime.timedelta(hours=1)
+    results = [
+        JobResult.objects.create(
+            name=jobs[0].name,
+            job_model=jobs[0],
+            user=owner,
+            status="SUCCESS",
+            date_created=start,
+            date_started=start + datetime.timedelta(seconds=1),
+            date_done=start + datetime.timedelta(seconds=5),
+            result={"checked": 12},
+            worker="celery@alpha",
+            task_kwargs={"pattern": "^leaf"},
+            celery_kwargs={"queue": queues[1].name},
+            info_log_count=2,
+        ),
+        JobResult.objects.create(
+            name=jobs[1].name,
+            job_model=jobs[1],
+            user=None,
+            status="FAILURE",
+            date_created=start + datetime.timedelta(minutes=1),
+            traceback="Traceback (most recent call last):\nRuntimeError: boom",
+        ),
+        JobResult.objects.create(name=jobs[0].name, job_model=jobs[0], user=owner),
+    ]
+    logs = [
+        JobLogEntry.objects.create(job_result=results[0], message="started", grouping="run"),
+        JobLogEntry.objects.create(
+            job_result=results[0], log_level="success", message="all names fine", log_object="leaf1"
+        ),
+        JobLogEntry.objects.create(job_result=results[1], log_level="error", message="RuntimeError: boom"),
+    ]
+    return {
+        JobQueue: queues,
+        Job: jobs,
+        JobQueueAssignment: assignments,
+        JobResult: results,
+        JobLogEntry: logs,
+    }
