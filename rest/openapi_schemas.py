@@ -113,10 +113,15 @@ def generic_read_schema(spec, top: bool) -> dict:
     return nullable({"anyOf": [ref("ObjectReference"), *(ref(f"{schema_name(t)}Nested") for t in targets)]})
 
 
+def key_schema(resource: Resource) -> dict:
+    """A UUID, or an integer for Django's own models (content types)."""
+    return {"type": "integer"} if resource.integer_pk else {"type": "string", "format": "uuid"}
+
+
 def read_schema(resource: Resource, top: bool) -> dict:
     """What a GET shows of an object (`top`) or of one nested in another (no lists, no counts)."""
     properties = {
-        "id": {"type": "string", "format": "uuid", "readOnly": True},
+        "id": {**key_schema(resource), "readOnly": True},
         "object_type": {"type": "string", "readOnly": True, "example": resource.object_type},
         "display": {"type": "string", "readOnly": True, "description": "Human friendly display value"},
         "url": {"type": "string", "format": "uri", "readOnly": True},
@@ -196,7 +201,7 @@ RELATED_WRITE = {
 
 def write_schema(resource: Resource, partial: bool) -> dict:
     """What a POST or PUT (`partial` False: required fields required) or a PATCH accepts."""
-    properties = {"id": {"type": "string", "format": "uuid"}}
+    properties = {"id": key_schema(resource)}
     required = []
     for field in writable_fields(resource):
         if field.kind == COMPUTED:

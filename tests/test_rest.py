@@ -35,7 +35,8 @@ def test_app_root_lists_its_endpoints(api):
     body = api.json("/api/dcim/")
     assert body["location-types"] == "http://testserver/api/dcim/location-types/"
     assert body["devices"] == "http://testserver/api/dcim/devices/"
-    assert list(body) == sorted(body) and len(body) == 46  # 42 models, 3 connection lists, connected-device
+    assert body["cable-types"] == "http://testserver/api/dcim/cable-types/"
+    assert list(body) == sorted(body) and len(body) == 48  # 44 models, 3 connection lists, connected-device
 
 
 def test_status(api):
