@@ -249,7 +249,7 @@ def sample_values(flt: Filter, resource, objects) -> list:
     if callable(flt.samples):
         return list(flt.samples(objects))
     if flt.samples:
-        return list(flt.samples() if callable(flt.samples) else flt.samples)
+        return list(flt.samples)
     if flt.kind == "custom_fields":
         return []  # cf_ parameters: tests/test_custom_fields.py
     if flt.kind == "custom":

@@ -83,7 +83,7 @@ def member_filter(model, side: str, other: str) -> CustomFilter:
         held = TeamMembership.objects.filter(**{side: obj.pk}).values_list(f"{other}_id", flat=True)
         return bool(pks & set(held))
 
-    def samples() -> list:
+    def samples(_objects) -> list:
         first = TeamMembership.objects.order_by(f"{other}__name").select_related(other).first()
         return [getattr(first, other).name, str(getattr(first, f"{other}_id"))] if first else []
 
