@@ -6,7 +6,9 @@
 Sections:
   list    a 1000-row location list at depth 0 and 1 over HTTP against the floor (the same rows read
           with the ORM's .values() and serialised with orjson in-process), and SQL counts per page
-  writes  bulk create, bulk PATCH and bulk DELETE of 1000 tenants; single POST and PATCH
+  writes  bulk create, PATCH and DELETE of 1000 tenants and of 1000 interfaces against the write
+          floor (the same rows with bulk_create, bulk_update, one DELETE in-process); single POST
+          and PATCH against an in-process create + read-back (benchmarks/writes.py)
   ipam    100,000 addresses and 10,000 prefixes: seeding time, then network lookups and
           available-ips at 10k and at 100k addresses
   dcim    10,000 devices x 48 interfaces: interface and device lists against the floor, a
@@ -26,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,51 +257,6 @@ def bench_list(rows: int) -> None:
         )
 
 
-# -- writes ---------------------------------------------------------------------------------------
-
-
-def bench_writes() -> None:
-    import orjson
-
-    print("writes: tenants")
-    with Server() as server:
-
-        def bulk_cycle():
-            run = uuid.uuid4().hex[:8]
-            body = orjson.dumps([{"name": f"bench-{run}-{i}", "description": "x"} for i in range(1000)])
-            start = time.perf_counter()
-            created = orjson.loads(server.ok("POST", "/api/tenancy/tenants/", body, status=201))
-            timings["create"].append((time.perf_counter() - start) * 1000)
-            patch = orjson.dumps([{"id": t["id"], "description": "patched"} for t in created])
-            start = time.perf_counter()
-            server.ok("PATCH", "/api/tenancy/tenants/", patch)
-            timings["patch"].append((time.perf_counter() - start) * 1000)
-            delete = orjson.dumps([{"id": t["id"]} for t in created])
-            start = time.perf_counter()
-            server.ok("DELETE", "/api/tenancy/tenants/", delete, status=204)
-            timings["delete"].append((time.perf_counter() - start) * 1000)
-
-        timings = {"create": [], "patch": [], "delete": []}
-        bulk_cycle()
-        timings = {"create": [], "patch": [], "delete": []}
-        for _ in range(3):
-            bulk_cycle()
-        for name, samples in timings.items():
-            row(f"bulk {name} of 1000", statistics.median(samples), min(samples))
-
-        def single_post():
-            body = orjson.dumps({"name": f"single-{uuid.uuid4().hex}"})
-            single_post.last = orjson.loads(server.ok("POST", "/api/tenancy/tenants/", body, status=201))
-
-        post_median, post_min = timed(single_post, repeat=21)
-        row("single POST", post_median, post_min)
-        path = f"/api/tenancy/tenants/{single_post.last['id']}/"
-        patch_median, patch_min = timed(
-            lambda: server.ok("PATCH", path, b'{"description": "again"}'), repeat=21
-        )
-        row("single PATCH", patch_median, patch_min)
-
-
 # -- ipam -----------------------------------------------------------------------------------------
 
 
@@ -382,7 +338,7 @@ def main() -> None:
     for section in sections:
         {
             "list": lambda: bench_list(rows),
-            "writes": bench_writes,
+            "writes": lambda: __import__("writes").bench_writes(),
             "ipam": bench_ipam,
             "dcim": lambda: __import__("dcim").bench_dcim(),
             "cables": lambda: __import__("cables").bench_cables(),

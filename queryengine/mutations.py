@@ -38,7 +38,7 @@ def perform(kind: str, resource: Resource, context, arguments: dict):
     found), and objects created or changed must meet them afterwards, inside the write's
     transaction: nobody moves an object out of what they may manage."""
     rows = require_write(context, resource, kind)
-    writer = Writer(resource, context.user, within=rows)
+    writer = Writer(resource, context.user, within=rows, optimistic=getattr(context, "first_attempt", False))
     if kind == "delete":
         return writer.delete(arguments["ids"])
     items = arguments["data"]

@@ -42,6 +42,7 @@ class RequestContext:
     user: object
     base_url: str  # e.g. "http://host/api/"
     write_enabled: bool = False  # a read-only token (or none) may not run mutations
+    first_attempt: bool = False  # set by engine.run for each attempt of a mutation
 
 
 def object_url(context, resource: Resource, pk) -> str:

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
 
+from .batches import Batch, batchable
 from .errors import Conflict, NotFound, ValidationFailed
 from .permissions import within as narrowed
 from .registry import (
@@ -135,13 +136,16 @@ def content_type_of(value) -> ContentType:
 class Writer:
     """Applies request data to objects of one resource inside the caller's transaction."""
 
-    def __init__(self, resource: Resource, user, within=None):
+    def __init__(self, resource: Resource, user, within=None, optimistic: bool = False):
         self.resource = resource
+        # Unique values may be left to the database's indexes (a bulk write's first attempt).
+        self.optimistic = optimistic
         self.user = user
         self.within = within  # a Q: objects outside it cannot be changed or deleted (not found)
         self.fields = writable_fields(resource)
         self.custom_fields = None  # the model's custom field definitions, once needed
         self.included_state: dict = {"user": user}  # what `include=` writers keep across one write
+        self.lookups = None  # related objects a batch names, fetched together (batches.RelatedLookups)
 
     def apply(self, instance: models.Model, data, partial: bool) -> tuple[dict, dict]:
         """Set `data` on `instance`; returns (many-to-many values to set, errors)."""
@@ -167,15 +171,11 @@ class Writer:
                     # An unset choice reads as null: writing the null back unsets it.
                     setattr(instance, field.name, None if f.null else "")
                 elif field.kind == FOREIGN_KEY:
-                    setattr(
-                        instance, field.name, resolve_related(field.target, self.resource, value, field.name)
-                    )
+                    setattr(instance, field.name, self.related(field, value))
                 elif field.kind == CONTENT_TYPE:
                     setattr(instance, field.name, content_type_of(value))
                 elif field.kind == MANY_TO_MANY:
-                    many[field.name] = [
-                        resolve_related(field.target, self.resource, v, field.name) for v in _as_list(value)
-                    ]
+                    many[field.name] = [self.related(field, v) for v in _as_list(value)]
                 elif field.kind == CONTENT_TYPES:
                     many[field.name] = [content_type_of(v) for v in _as_list(value)]
                 else:
@@ -187,6 +187,18 @@ class Writer:
         if self.resource.has_custom_fields:
             self.apply_custom_fields(instance, data.get("custom_fields"), errors)
         return many, errors
+
+    def related(self, field: WritableField, value) -> models.Model:
+        """The object `value` names: from the batch's lookups when it made them."""
+        found = self.lookups.get(field, value) if self.lookups is not None else None
+        if found is None:
+            return resolve_related(field.target, self.resource, value, field.name)
+        attrs, objects = found
+        if not objects:
+            raise ValueError(f"Related object not found using the provided attributes: {_attrs_repr(attrs)}")
+        if len(objects) > 1:
+            raise ValueError(f"Multiple objects match the provided attributes: {_attrs_repr(attrs)}")
+        return objects[0]
 
     def apply_custom_fields(self, instance: models.Model, given, errors: dict) -> None:
         """Given keys merge into the stored ones; every defined key is kept present (its default
@@ -352,6 +364,8 @@ class Writer:
 
     def _create(self, items: list) -> list[models.Model]:
         """All or none: errors come back per item, in input order (empty for good items)."""
+        if batchable(self, items):
+            return Batch(self).create(items)
         created, errors, failed = [], [], False
         self.prefetch_unique(items)
         for data in items:
@@ -386,6 +400,8 @@ class Writer:
         if missing:
             raise ValidationFailed([{"id": ["This field is required."]} for _ in missing])
         found = self.existing(ids)
+        if batchable(self, items) and len(found) == len(items):  # each object once
+            return Batch(self).update(items, found, partial)
         self.prefetch_unique(items)
         updated, errors = [], {}
         for data in items:

@@ -40,6 +40,9 @@ class VLANGroup(OrganizationalModel):
 
 
 class VLAN(PrimaryModel):
+    # Read by interface validation (vlan_allowed_at): loaded with the VLANs a batch names.
+    validation_prefetch = ("locations",)
+
     vid = models.PositiveSmallIntegerField(
         "VLAN ID", validators=[MinValueValidator(1), MaxValueValidator(4094)]
     )

@@ -48,6 +48,10 @@ class Cluster(PrimaryModel):
 
 
 class VirtualMachine(ConfigContextModel, PrimaryModel):
+    # Its clean method refuses a name taken in the same cluster and tenant (no constraint says
+    # so), which an earlier item of the same batch may have taken: written object by object.
+    per_object_writes = True
+
     cluster = models.ForeignKey(Cluster, on_delete=models.PROTECT, related_name="virtual_machines")
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="virtual_machines"

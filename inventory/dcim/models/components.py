@@ -78,18 +78,28 @@ class ComponentModel(NaturallyOrdered, PrimaryModel):
         if not device_id and not module_id:
             raise ValidationError("Either device or module must be set")
         if not self._state.adding:
-            before = (
-                type(self)._default_manager.filter(pk=self.pk).values_list(f"{device_field}_id", flat=True)
-            )
-            previous = before.first()
+            # A bulk update keeps the stored values beside each object: no query per object.
+            stored = getattr(self, "stored_values", None)
+            if stored is not None:
+                previous = stored[f"{device_field}_id"]
+            else:
+                before = type(self)._default_manager.filter(pk=self.pk)
+                previous = before.values_list(f"{device_field}_id", flat=True).first()
             if previous is not None and previous != device_id:
                 raise ValidationError({device_field: ["Components cannot be moved to a different device."]})
-        owner = {device_field: device_id} if device_id else {module_field: module_id}
-        if type(self)._default_manager.filter(name=self.name, **owner).exclude(pk=self.pk).exists():
-            kind = "device" if device_id else "module"
-            raise ValidationError(
-                {"name": [f"A {self._meta.verbose_name} named {self.name} already exists on this {kind}."]}
-            )
+        # A name taken on the same owner is refused by the (owner, name) constraints, checked for
+        # a whole batch at once, with the message below.
+
+    def unique_error_message(self, model_class, unique_check):
+        device_field, module_field = self.owner_fields()
+        if tuple(unique_check) not in ((device_field, "name"), (module_field, "name")):
+            return super().unique_error_message(model_class, unique_check)
+        kind = "device" if unique_check[0] == device_field else "module"
+        error = ValidationError(
+            {"name": [f"A {self._meta.verbose_name} named {self.name} already exists on this {kind}."]}
+        )
+        error.code = "unique_together"  # read by Django's constraint validation
+        return error
 
 
 def clean_draw(port) -> None:
@@ -221,6 +231,10 @@ class FrontPort(CableTermination, ComponentModel):
 
 
 class DeviceBay(NaturallyOrdered, PrimaryModel):
+    # Its clean method refuses a device already installed in another bay, which an earlier
+    # item of the same batch may have taken: written object by object.
+    per_object_writes = True
+
     device = models.ForeignKey("dcim.Device", on_delete=models.CASCADE, related_name="device_bays")
     name = models.CharField(max_length=255, db_index=True)
     label = models.CharField(max_length=255, blank=True, help_text="Physical label")
@@ -286,6 +300,10 @@ class DeviceBay(NaturallyOrdered, PrimaryModel):
 
 
 class ModuleBay(NaturallyOrdered, PrimaryModel):
+    # Its clean method checks names per parent against the database, which earlier items of
+    # the same batch must already be in: written object by object.
+    per_object_writes = True
+
     parent_device = models.ForeignKey(
         "dcim.Device", on_delete=models.CASCADE, null=True, blank=True, related_name="module_bays"
     )

@@ -1,0 +1,192 @@
+"""The writes section of the benchmarks: bulk and single writes over HTTP against a write floor.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/netinventory_bench .venv/bin/python benchmarks/bench.py writes
+
+The floor writes the same rows in-process with the ORM's bulk operations (`bulk_create`,
+`bulk_update`, one DELETE statement): no HTTP, no validation, no read-back. Single writes are
+measured against an in-process create (or update) and a read-back of the same object. HTTP and
+floor samples alternate, so the ratios hold on a busy machine.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+
+BATCH = 1000
+CYCLES = 5
+
+
+def interface_fixtures():
+    """Ten devices at one location and a VLAN there: 1000 interfaces are 100 per device."""
+    from django.contrib.contenttypes.models import ContentType
+
+    from inventory.dcim.models import Device, DeviceType, Interface, Location, LocationType, Manufacturer
+    from inventory.extras.models import Role, Status
+    from inventory.ipam.models import VLAN
+
+    active = Status.objects.get(name="Active")
+    site_type, _ = LocationType.objects.get_or_create(name="bench-writes-site")
+    site_type.content_types.add(ContentType.objects.get_for_model(Device))
+    site, _ = Location.objects.get_or_create(
+        name="bench-writes", parent=None, defaults={"location_type": site_type, "status": active}
+    )
+    role, _ = Role.objects.get_or_create(name="bench-writes")
+    role.content_types.add(ContentType.objects.get_for_model(Device))
+    maker, _ = Manufacturer.objects.get_or_create(name="bench-writes")
+    device_type, _ = DeviceType.objects.get_or_create(manufacturer=maker, model="bench-writes-0")
+    devices = []
+    for i in range(10):
+        device = Device.objects.filter(name=f"bw-{i}", location=site).first()
+        if device is None:
+            device = Device.objects.create(
+                name=f"bw-{i}", device_type=device_type, role=role, status=active, location=site
+            )
+        devices.append(device)
+    vlan, _ = VLAN.objects.get_or_create(vid=100, name="bench-writes", defaults={"status": active})
+    Interface.objects.filter(device__in=devices).delete()
+    return devices, vlan, active
+
+
+def tenant_rows(run: str) -> list[dict]:
+    return [{"name": f"bench-{run}-{i}", "description": "x"} for i in range(BATCH)]
+
+
+def interface_rows(run: str, devices, vlan) -> list[dict]:
+    return [
+        {
+            "device": str(devices[i % len(devices)].pk),
+            "name": f"et-{run}-{i}",
+            "type": "1000base-t",
+            "status": "Active",
+            "mode": "access",
+            "untagged_vlan": str(vlan.pk),
+        }
+        for i in range(BATCH)
+    ]
+
+
+def floor_cycle(model, rows: list[dict], build) -> dict[str, float]:
+    """The same rows created, updated and deleted with the ORM's bulk operations."""
+    from django.db import transaction
+
+    taken = {}
+    start = time.perf_counter()
+    with transaction.atomic():
+        objects = model.objects.bulk_create([build(row) for row in rows])
+    taken["create"] = (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    with transaction.atomic():
+        for obj in objects:
+            obj.description = "patched"
+        model.objects.bulk_update(objects, ["description"])
+    taken["patch"] = (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    with transaction.atomic():
+        model.objects.filter(pk__in=[obj.pk for obj in objects])._raw_delete(model.objects.db)
+    taken["delete"] = (time.perf_counter() - start) * 1000
+    return taken
+
+
+def http_cycle(server, route: str, rows: list[dict]) -> dict[str, float]:
+    import orjson
+
+    taken = {}
+    start = time.perf_counter()
+    created = orjson.loads(server.ok("POST", route, orjson.dumps(rows), status=201))
+    taken["create"] = (time.perf_counter() - start) * 1000
+    patch = orjson.dumps([{"id": obj["id"], "description": "patched"} for obj in created])
+    start = time.perf_counter()
+    server.ok("PATCH", route, patch)
+    taken["patch"] = (time.perf_counter() - start) * 1000
+    delete = orjson.dumps([{"id": obj["id"]} for obj in created])
+    start = time.perf_counter()
+    server.ok("DELETE", route, delete, status=204)
+    taken["delete"] = (time.perf_counter() - start) * 1000
+    return taken
+
+
+def compare_bulk(server, label: str, route: str, model, http_rows, floor_rows, build) -> None:
+    from bench import row
+
+    http_cycle(server, route, http_rows())  # warm-up
+    floor_cycle(model, floor_rows(), build)
+    http = {"create": [], "patch": [], "delete": []}
+    floor = {"create": [], "patch": [], "delete": []}
+    for _ in range(CYCLES):
+        for name, taken in http_cycle(server, route, http_rows()).items():
+            http[name].append(taken)
+        for name, taken in floor_cycle(model, floor_rows(), build).items():
+            floor[name].append(taken)
+    for name in ("create", "patch", "delete"):
+        h, f = statistics.median(http[name]), statistics.median(floor[name])
+        row(f"bulk {name} of {BATCH} {label}", h, min(http[name]), f"floor {f:.1f} ms: {h / f:.2f}x")
+
+
+def bench_writes() -> None:
+    import orjson
+    from bench import Server, row, timed_pair
+
+    from inventory.dcim.models import Interface
+    from inventory.dcim.naming import naturalize
+    from inventory.tenancy.models import Tenant
+
+    print(f"writes: bulk of {BATCH} against the write floor (bulk_create, bulk_update, one DELETE)")
+    devices, vlan, active = interface_fixtures()
+    by_pk = {str(d.pk): d for d in devices}
+    with Server() as server:
+        compare_bulk(
+            server,
+            "tenants",
+            "/api/tenancy/tenants/",
+            Tenant,
+            lambda: tenant_rows(uuid.uuid4().hex[:8]),
+            lambda: tenant_rows(uuid.uuid4().hex[:8]),
+            lambda r: Tenant(name=r["name"], description=r["description"]),
+        )
+        compare_bulk(
+            server,
+            "interfaces",
+            "/api/dcim/interfaces/",
+            Interface,
+            lambda: interface_rows(uuid.uuid4().hex[:8], devices, vlan),
+            lambda: interface_rows(uuid.uuid4().hex[:8], devices, vlan),
+            lambda r: Interface(
+                device=by_pk[r["device"]],
+                name=r["name"],
+                _name=naturalize(r["name"]),
+                type=r["type"],
+                status=active,
+                mode=r["mode"],
+                untagged_vlan=vlan,
+            ),
+        )
+
+        def single_post():
+            body = orjson.dumps({"name": f"single-{uuid.uuid4().hex}"})
+            single_post.last = orjson.loads(server.ok("POST", "/api/tenancy/tenants/", body, status=201))
+
+        def floor_post():
+            tenant = Tenant.objects.create(name=f"single-{uuid.uuid4().hex}")
+            floor_post.last = read_back(tenant.pk)
+
+        columns = [f.attname for f in Tenant._meta.concrete_fields]
+
+        def read_back(pk):
+            return orjson.dumps(Tenant.objects.filter(pk=pk).values(*columns)[0], default=str)
+
+        (post, post_min), (post_floor, _) = timed_pair(single_post, floor_post, repeat=21)
+        row("single POST", post, post_min, f"floor {post_floor:.1f} ms: {post / post_floor:.2f}x")
+        path = f"/api/tenancy/tenants/{single_post.last['id']}/"
+        tenant = Tenant.objects.get(pk=single_post.last["id"])
+
+        def floor_patch():
+            tenant.description = "again"
+            tenant.save(update_fields=["description", "last_updated"])
+            read_back(tenant.pk)
+
+        (patch, patch_min), (patch_floor, _) = timed_pair(
+            lambda: server.ok("PATCH", path, b'{"description": "again"}'), floor_patch, repeat=21
+        )
+        row("single PATCH", patch, patch_min, f"floor {patch_floor:.1f} ms: {patch / patch_floor:.2f}x")

@@ -1,0 +1,438 @@
+"""Bulk create and update of a whole batch at once: related objects resolved per batch, Python
+rules (clean methods) run per object in memory, unique values and constraints checked with one
+query per constraint, then batched INSERT/UPDATE statements and many-to-many rows.
+
+The statements a batch costs do not grow with its size. Models whose writes need per-object
+saves keep the per-object path of `Writer` (see `batchable`)."""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+
+from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, FieldError, ValidationError
+from django.db import models
+from django.db.models import Q, UniqueConstraint, prefetch_related_objects, signals
+
+from .errors import ValidationFailed
+from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, resource_for
+
+NON_FIELD = "non_field_errors"
+
+
+def has_plain_save(model: type[models.Model]) -> bool:
+    """Model.save, or a save that only derives what `prepare_for_bulk` derives in memory."""
+    for klass in model.__mro__:
+        if klass is models.Model:
+            return True
+        if "save" in vars(klass) and "prepare_for_bulk" not in vars(klass):
+            return False
+    return True
+
+
+def batchable(writer, items: list) -> bool:
+    """Whether a batch may be written in bulk. It may not (and is written object by object, as
+    before) when the model asks for per-object writes (`per_object_writes`: a clean method
+    that checks the database for conflicts no constraint states), when saving does more than
+    storing the row (component instantiation of devices and modules, cable path tracing,
+    cable terminations), when signal receivers listen to its saves (custom field definitions),
+    with multi-table inheritance, or when an item names an object of the same model (a tree's
+    parent, a LAG): that object may be created earlier in the same batch."""
+    model = writer.resource.model
+    if getattr(model, "per_object_writes", False) or model._meta.parents or not has_plain_save(model):
+        return False
+    if signals.pre_save.has_listeners(model) or signals.post_save.has_listeners(model):
+        return False
+    if any(not isinstance(data, dict) for data in items):
+        return False
+    own = [f.name for f in writer.fields if f.kind == FOREIGN_KEY and issubclass(model, f.target)]
+    return not any(data.get(name) is not None for data in items for name in own)
+
+
+class RelatedLookups:
+    """Related objects a batch names, by UUID, natural key or attributes: one query per field
+    and set of attributes for the whole batch (two where attributes cross relations). A form
+    these cannot express (a lookup, a many-valued relation) is resolved per item."""
+
+    def __init__(self, writer, items: list):
+        from .writes import related_queryset
+
+        self.found: dict = {}
+        wanted: dict = defaultdict(set)
+        fields = [f for f in writer.fields if f.kind in (FOREIGN_KEY, MANY_TO_MANY)]
+        for data in items:
+            for field in fields:
+                value = data.get(field.name)
+                values = value if field.kind == MANY_TO_MANY and isinstance(value, list) else [value]
+                for v in values:
+                    key = self.key(field.target, v)
+                    if key is not None:
+                        wanted[(field, tuple(path for path, _ in key[0]))].add(key[0])
+        for (field, paths), keys in wanted.items():
+            queryset = related_queryset(field.target, writer.resource, field.name)
+            prefetch = getattr(field.target, "validation_prefetch", ())
+            try:
+                matches = self.fetch(queryset, paths, keys, prefetch)
+            except (ValidationError, ValueError, TypeError, FieldError):
+                continue  # a value the database refuses: each item reports its own error
+            for key in keys:
+                self.found[(field.name, key)] = matches.get(key, [])
+
+    @staticmethod
+    def fetch(queryset, paths: tuple, keys: set, prefetch) -> dict:
+        """{key: objects} for keys of ((path, value), ...) over the same paths."""
+        matches = defaultdict(list)
+        if len(paths) == 1 and "__" not in paths[0]:
+            rows = queryset.filter(**{f"{paths[0]}__in": {key[0][1] for key in keys}})
+            for obj in rows.prefetch_related(*prefetch):
+                matches[((paths[0], getattr(obj, paths[0])),)].append(obj)
+            return matches
+        condition = Q()
+        for key in keys:
+            condition |= Q(**dict(key))
+        owners = defaultdict(list)
+        for pk, *values in queryset.filter(condition).values_list("pk", *paths):
+            owners[tuple(zip(paths, values, strict=True))].append(pk)
+        everything = {pk for pks in owners.values() for pk in pks}
+        objects = queryset.model._default_manager.filter(pk__in=everything).prefetch_related(*prefetch)
+        by_pk = {obj.pk: obj for obj in objects}
+        for key, pks in owners.items():
+            matches[key] = [by_pk[pk] for pk in dict.fromkeys(pks)]
+        return matches
+
+    @staticmethod
+    def key(target, value):
+        """(((path, value as stored), ...) sorted, the attributes an error message shows), or
+        None for a form resolved per item."""
+        if isinstance(value, uuid.UUID):
+            return (("pk", value),), {"pk": value}
+        if isinstance(value, str):
+            try:
+                parsed = uuid.UUID(value)
+                return (("pk", parsed),), {"pk": parsed}
+            except ValueError:
+                resource = resource_for(target)
+                attrs = {(resource.natural_key if resource else None) or "name": value}
+        elif isinstance(value, dict):
+            from .writes import _flatten
+
+            attrs = _flatten(value)
+            if "id" in attrs:
+                attrs["pk"] = attrs.pop("id")
+        else:
+            return None
+        key = []
+        for path, given in attrs.items():
+            field = final_field(target, path)
+            if field is None or isinstance(given, dict | list):
+                return None
+            try:
+                key.append((path, field.to_python(given)))
+            except ValidationError:
+                return None
+        return tuple(sorted(key)), attrs
+
+    def get(self, field, value):
+        """(the attributes an error message shows, the objects the value names), or None when
+        the batch did not look it up."""
+        key = self.key(field.target, value)
+        if key is None or (field.name, key[0]) not in self.found:
+            return None
+        return key[1], self.found[(field.name, key[0])]
+
+
+def final_field(model, path: str):
+    """The plain field a path of forward relations ends on (`location_type__name`), or None."""
+    *relations, last = path.split("__")
+    try:
+        for name in relations:
+            field = model._meta.get_field(name)
+            if not (field.concrete and (field.many_to_one or field.one_to_one)):
+                return None
+            model = field.related_model
+        field = model._meta.pk if last == "pk" else model._meta.get_field(last)
+    except FieldDoesNotExist:
+        return None
+    return None if field.is_relation or not field.concrete else field
+
+
+class Batch:
+    """One bulk create or update through `writer` (the caller holds the transaction)."""
+
+    def __init__(self, writer):
+        self.writer = writer
+        self.model = writer.resource.model
+        self.foreign_keys = [f for f in self.model._meta.concrete_fields if f.is_relation and f.many_to_one]
+
+    def create(self, items: list) -> list[models.Model]:
+        writer = self.writer
+        writer.lookups = RelatedLookups(writer, items)
+        instances, manys, errors = [], [], []
+        for data in items:
+            instance = self.model()
+            item_errors: dict = {}
+            if data.get("id"):
+                try:
+                    instance.pk = uuid.UUID(str(data["id"]))
+                    instance.pk_supplied = True  # a generated id needs no check against the table
+                except ValueError:
+                    errors.append({"id": ["Must be a valid UUID."]})
+                    instances.append(None)
+                    manys.append({})
+                    continue
+            if writer.resource.owner_field:
+                setattr(instance, writer.resource.owner_field, writer.user)
+            many, item_errors = writer.apply(instance, data, partial=False)
+            self.clean(instance, item_errors, many)
+            instances.append(instance)
+            manys.append(many)
+            errors.append(item_errors)
+        self.check_constraints(instances, errors)
+        if any(errors):
+            raise ValidationFailed(errors)
+        for instance in instances:
+            self.prepare(instance)
+        self.model._default_manager.bulk_create(instances)
+        self.write_many(instances, manys, adding=True)
+        for instance, data in zip(instances, items, strict=True):
+            writer.write_included(instance, data, adding=True)
+        return instances
+
+    def update(self, items: list, found: dict, partial: bool) -> list[models.Model]:
+        writer = self.writer
+        writer.lookups = RelatedLookups(writer, items)
+        instances = [found[str(uuid.UUID(str(data["id"])))] for data in items]
+        self.preload(instances, items)
+        stored = [
+            {f.attname: getattr(i, f.attname) for f in self.model._meta.concrete_fields} for i in instances
+        ]
+        for instance, values in zip(instances, stored, strict=True):
+            instance.stored_values = values  # what clean methods compare with (no query per object)
+        manys, errors = [], []
+        for instance, data in zip(instances, items, strict=True):
+            many, item_errors = writer.apply(instance, data, partial=partial)
+            self.clean(instance, item_errors, many)
+            manys.append(many)
+            errors.append(item_errors)
+        self.check_constraints(instances, errors)
+        failed = {str(i.pk): e for i, e in zip(instances, errors, strict=True) if e}
+        if failed:
+            raise ValidationFailed(failed if len(items) > 1 else next(iter(failed.values())))
+        changed = set()
+        for instance, values in zip(instances, stored, strict=True):
+            self.prepare(instance)
+            changed |= {name for name, value in values.items() if getattr(instance, name) != value}
+        for field in self.model._meta.concrete_fields:
+            if getattr(field, "auto_now", False):
+                for instance in instances:
+                    field.pre_save(instance, add=False)
+                changed.add(field.attname)
+        changed.discard(self.model._meta.pk.attname)
+        if changed:
+            names = [self.model._meta.get_field(a).name for a in sorted(changed) if a]
+            self.model._default_manager.bulk_update(instances, [self.field_name(n) for n in names])
+        self.write_many(instances, manys, adding=False)
+        for instance, data in zip(instances, items, strict=True):
+            writer.write_included(instance, data, adding=False)
+        return instances
+
+    def field_name(self, name: str) -> str:
+        return next(f.name for f in self.model._meta.concrete_fields if f.name == name or f.attname == name)
+
+    def preload(self, instances: list, items: list) -> None:
+        """Related objects and many-to-many values of the stored objects, one query per field,
+        so clean methods read them from memory."""
+        lookups = []
+        for field in self.foreign_keys:
+            if any(getattr(i, field.attname) is not None for i in instances):
+                lookups.append(field.name)
+                lookups += [
+                    f"{field.name}__{p}" for p in getattr(field.related_model, "validation_prefetch", ())
+                ]
+        named = {name for data in items for name in data}
+        lookups += [
+            f.name for f in self.writer.fields if f.kind in (MANY_TO_MANY, CONTENT_TYPES) and f.name in named
+        ]
+        lookups += getattr(self.model, "validation_prefetch", ())
+        prefetch_related_objects(instances, *dict.fromkeys(lookups))
+
+    @staticmethod
+    def prepare(instance) -> None:
+        prepare = getattr(instance, "prepare_for_bulk", None)
+        if prepare is not None:
+            prepare()
+
+    def clean(self, instance, errors: dict, many: dict) -> None:
+        """The model's field and Python rules, in memory: foreign keys were just read from the
+        database (or were stored there), so their existence is not checked again per object."""
+        keys = {f.name for f in self.foreign_keys}
+        found: dict = {}
+        try:
+            instance.clean_fields(exclude=set(errors) | keys)
+        except ValidationError as exc:
+            found = exc.update_error_dict(found)
+        for field in self.foreign_keys:
+            value = getattr(instance, field.attname)
+            if field.name in errors or field.name in found or not field.editable:
+                continue
+            if value is None and not field.null:
+                found[field.name] = [field.error_messages["null"]]
+            elif value is None and not field.blank:
+                found[field.name] = [field.error_messages["blank"]]
+        try:
+            instance.clean()
+        except ValidationError as exc:
+            found = exc.update_error_dict(found)
+        try:
+            if not found and not errors and hasattr(instance, "clean_related"):
+                instance.clean_related(many)
+        except ValidationError as exc:
+            found = exc.update_error_dict(found)
+        if found:
+            shaped = getattr(instance, "api_errors", None)
+            if shaped:
+                errors.update(shaped)
+                return
+            for key, messages in ValidationError(found).message_dict.items():
+                errors.setdefault(NON_FIELD if key == NON_FIELD_ERRORS else key, []).extend(messages)
+
+    def check_constraints(self, instances: list, errors: list[dict]) -> None:
+        """Unique fields and unique constraints over plain fields: one query per constraint for
+        the whole batch, and duplicates within the batch; other constraints per object.
+
+        On a write's first attempt, when nothing else is wrong, the unique checks are left to
+        the database's unique indexes: a clash raises IntegrityError, and the engine runs the
+        write again (engine.run), with these checks, which then name the item and field."""
+        live = [(i, e) for i, e in zip(instances, errors, strict=True) if i is not None]
+        plain, other = [], []
+        for model_class, constraints in self.model().get_constraints():
+            for constraint in constraints:
+                simple = (
+                    isinstance(constraint, UniqueConstraint)
+                    and constraint.fields
+                    and not constraint.condition
+                    and not constraint.expressions
+                    and constraint.nulls_distinct is not False
+                )
+                (plain if simple else other).append((model_class, constraint))
+        optimistic = self.writer.optimistic and self.model._meta.managed and not any(errors)
+        if not optimistic:
+            self.check_unique_values(plain, live)
+        for model_class, constraint in other:
+            for instance, item_errors in live:
+                self.check_one(model_class, constraint, instance, item_errors)
+        if optimistic and any(errors):
+            self.check_unique_values(plain, live)
+
+    def check_unique_values(self, plain: list, live: list) -> None:
+        for field in self.model._meta.concrete_fields:
+            if field.unique:
+                self.check_unique(field, live)
+        for model_class, constraint in plain:
+            self.check_plain(model_class, constraint, live)
+
+    def check_plain(self, model_class, constraint, live: list) -> None:
+        fields = [self.model._meta.get_field(name) for name in constraint.fields]
+        keyed, seen = [], set()
+        for instance, item_errors in live:
+            key = tuple(getattr(instance, f.attname) for f in fields)
+            if any(v is None for v in key) or any(f.name in item_errors for f in fields):
+                continue
+            if self.unchanged(instance, fields):
+                seen.add(key)  # stored as it is: it can only clash within the batch
+                continue
+            keyed.append((key, instance, item_errors))
+        if not keyed:
+            return
+        filters = {f"{f.attname}__in": {k[n] for k, _, _ in keyed} for n, f in enumerate(fields)}
+        taken = defaultdict(set)
+        rows = self.model._default_manager.filter(**filters).values_list("pk", *(f.attname for f in fields))
+        for row in rows:
+            taken[tuple(row[1:])].add(row[0])
+        for key, instance, item_errors in keyed:
+            if taken.get(key, set()) - {instance.pk} or key in seen:
+                message = instance.unique_error_message(model_class, constraint.fields)
+                self.add_error(item_errors, constraint, message)
+            seen.add(key)
+
+    def check_unique(self, field, live: list) -> None:
+        """A unique field's values: owned by no other stored object, and once in the batch."""
+        keyed, seen = [], set()
+        for instance, item_errors in live:
+            value = getattr(instance, field.attname)
+            if value in (None, "") or field.name in item_errors:
+                continue
+            if field.primary_key and not getattr(instance, "pk_supplied", False):
+                continue  # generated
+            if self.unchanged(instance, (field,)):
+                seen.add(value)  # stored as it is: it can only clash within the batch
+                continue
+            keyed.append((value, instance, item_errors))
+        if not keyed:
+            return
+        taken = defaultdict(set)
+        rows = self.model._default_manager.filter(**{f"{field.attname}__in": {v for v, _, _ in keyed}})
+        for value, pk in rows.values_list(field.attname, "pk"):
+            taken[value].add(pk)
+        for value, instance, item_errors in keyed:
+            others = taken.get(value, set()) if field.primary_key else taken.get(value, set()) - {instance.pk}
+            if others or value in seen:
+                message = instance.unique_error_message(type(instance), (field.name,))
+                item_errors[field.name] = message.messages
+            seen.add(value)
+
+    @staticmethod
+    def unchanged(instance, fields) -> bool:
+        stored = getattr(instance, "stored_values", None)
+        return stored is not None and all(stored[f.attname] == getattr(instance, f.attname) for f in fields)
+
+    def check_one(self, model_class, constraint, instance, item_errors: dict) -> None:
+        try:
+            constraint.validate(
+                model_class, instance, exclude=set(item_errors), using=self.model._default_manager.db
+            )
+        except ValidationError as exc:
+            self.add_error(item_errors, constraint, exc)
+
+    @staticmethod
+    def add_error(item_errors: dict, constraint, exc: ValidationError) -> None:
+        """Where Django's validate_constraints files the error, in the API's keys."""
+        if getattr(exc, "code", None) == "unique" and len(constraint.fields) == 1:
+            item_errors.setdefault(constraint.fields[0], []).extend(exc.messages)
+            return
+        for key, messages in exc.update_error_dict({}).items():
+            name = NON_FIELD if key == NON_FIELD_ERRORS else key
+            item_errors.setdefault(name, []).extend(ValidationError(messages).messages)
+
+    def write_many(self, instances: list, manys: list[dict], adding: bool) -> None:
+        """Many-to-many values set as `.set()` would, with batched statements per field."""
+        names = {name for many in manys for name in many}
+        for name in names:
+            field = self.model._meta.get_field(name)
+            through = field.remote_field.through
+            targets = [(i, many[name]) for i, many in zip(instances, manys, strict=True) if name in many]
+            if not through._meta.auto_created or signals.m2m_changed.has_listeners(through):
+                for instance, values in targets:
+                    getattr(instance, name).set(values)
+                continue
+            source, target = field.m2m_field_name(), field.m2m_reverse_field_name()
+            wanted = {(i.pk, v.pk) for i, values in targets for v in values}
+            existing = (
+                {}
+                if adding
+                else {
+                    (row[1], row[2]): row[0]
+                    for row in through.objects.filter(
+                        **{f"{source}__in": [i.pk for i, _ in targets]}
+                    ).values_list("pk", f"{source}_id", f"{target}_id")
+                }
+            )
+            gone = [pk for pair, pk in existing.items() if pair not in wanted]
+            if gone:
+                through.objects.filter(pk__in=gone).delete()
+            new = [pair for pair in dict.fromkeys((i.pk, v.pk) for i, values in targets for v in values)]
+            through.objects.bulk_create(
+                [through(**{f"{source}_id": a, f"{target}_id": b}) for a, b in new if (a, b) not in existing]
+            )
+            for instance, _ in targets:  # reads of the new values must not see the preloaded ones
+                getattr(instance, "_prefetched_objects_cache", {}).pop(field.name, None)

@@ -1,0 +1,119 @@
+"""Bulk writes cost a constant number of SQL statements, whatever the batch size."""
+
+import uuid
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from inventory.dcim.models import Device, DeviceType, Interface, Location, LocationType, Manufacturer
+from inventory.extras.models import Role, Status, Tag
+from inventory.ipam.models import VLAN
+from inventory.tenancy.models import Tenant
+
+from .conftest import send
+
+
+@pytest.fixture
+def network(sample):
+    active = Status.objects.get(name="Active")
+    site_type = LocationType.objects.create(name="batch-site")
+    site_type.content_types.add(ContentType.objects.get_for_model(Device))
+    site = Location.objects.create(name="batch-site", location_type=site_type, status=active)
+    role = Role.objects.create(name="batch-role")
+    role.content_types.add(ContentType.objects.get_for_model(Device))
+    device_type = DeviceType.objects.create(
+        manufacturer=Manufacturer.objects.create(name="batch-maker"), model="batch-type"
+    )
+    devices = [
+        Device.objects.create(
+            name=f"batch-{i}", device_type=device_type, role=role, status=active, location=site
+        )
+        for i in range(3)
+    ]
+    vlan = VLAN.objects.create(vid=42, name="batch-vlan", status=active, location=site)
+    tag = Tag.objects.create(name="batch-tag")
+    tag.content_types.add(*(ContentType.objects.get_for_model(m) for m in (Tenant, Interface)))
+    return devices, vlan, tag
+
+
+def tenants(size: int, run: str, tag) -> list[dict]:
+    return [{"name": f"t-{run}-{i}", "description": "x", "tags": [str(tag.pk)]} for i in range(size)]
+
+
+def interfaces(size: int, run: str, network) -> list[dict]:
+    devices, vlan, tag = network
+    return [
+        {
+            "device": str(devices[i % 3].pk) if i % 2 else {"name": devices[i % 3].name},
+            "name": f"et-{run}-{i}",
+            "type": "1000base-t",
+            "status": "Active",
+            "mode": "access",
+            "untagged_vlan": str(vlan.pk),
+            "tags": [str(tag.pk)],
+        }
+        for i in range(size)
+    ]
+
+
+def batched(queries) -> int:
+    """Statements, counting as one the consecutive INSERTs or UPDATEs of one table that a
+    database splits a batch into (SQLite binds at most 999 parameters per statement)."""
+    count, previous = 0, None
+    for query in queries.captured_queries:
+        sql = query["sql"]
+        head = sql.split(" (", 1)[0] if sql.startswith("INSERT") else sql.split(" SET", 1)[0]
+        if not (sql.startswith(("INSERT", "UPDATE")) and head == previous):
+            count += 1
+        previous = head if sql.startswith(("INSERT", "UPDATE")) else None
+    return count
+
+
+def statements(api, path: str, rows: list[dict]) -> dict[str, int]:
+    """SQL statements of a bulk create, a bulk PATCH and a bulk DELETE of `rows`."""
+    counts = {}
+    with CaptureQueriesContext(connection) as queries:
+        status, created = send(api, "post", path, rows)
+    assert status == 201, created
+    counts["create"] = batched(queries)
+    patch = [{"id": obj["id"], "description": "patched", "tags": []} for obj in created]
+    with CaptureQueriesContext(connection) as queries:
+        status, body = send(api, "patch", path, patch)
+    assert status == 200, body
+    assert all(obj["description"] == "patched" and obj["tags"] == [] for obj in body)
+    counts["patch"] = batched(queries)
+    with CaptureQueriesContext(connection) as queries:
+        status, body = send(api, "delete", path, [{"id": obj["id"]} for obj in created])
+    assert status == 204, body
+    counts["delete"] = batched(queries)
+    return counts
+
+
+@pytest.mark.parametrize("kind", ["tenants", "interfaces"])
+def test_statements_per_bulk_write_do_not_grow_with_the_batch(api, network, kind):
+    path = {"tenants": "/api/tenancy/tenants/", "interfaces": "/api/dcim/interfaces/"}[kind]
+
+    def rows(size):
+        run = uuid.uuid4().hex[:6]
+        return tenants(size, run, network[2]) if kind == "tenants" else interfaces(size, run, network)
+
+    statements(api, path, rows(3))  # warm-up: content types, custom field definitions, plans
+    small, large = statements(api, path, rows(10)), statements(api, path, rows(100))
+    assert small == large
+
+
+def test_a_batch_names_its_failing_items_and_writes_nothing(api, network):
+    rows = interfaces(20, "dup", network)
+    rows[13]["device"], rows[13]["name"] = rows[4]["device"], rows[4]["name"]  # twice in the batch
+    missing = uuid.uuid4()
+    rows[17]["untagged_vlan"] = str(missing)
+    status, body = send(api, "post", "/api/dcim/interfaces/", rows)
+    assert status == 400
+    assert [i for i, errors in enumerate(body) if errors] == [13, 17]
+    assert body[13] == {"name": [f"A interface named {rows[4]['name']} already exists on this device."]}
+    assert body[17] == {
+        "untagged_vlan": [f"Related object not found using the provided attributes: {{'pk': {missing!r}}}"]
+    }
+    assert not Interface.objects.filter(name__startswith="et-dup-").exists()
