@@ -216,8 +216,9 @@ class TestBodies:
         assert response.status_code == 409
         detail = orjson.loads(response.content)["detail"]
         assert (
-            detail.startswith("Unable to delete object. 10 dependent objects were found: ")
+            detail.startswith("Unable to delete object. 11 dependent objects were found: ")
             and "AMS1" in detail
+            and "Active in AMS" in detail  # a dynamic group of the tenant
             and "leaf1" in detail
             and "R101" in detail
             and "web01" in detail
