@@ -351,8 +351,7 @@ class Batch:
             taken[tuple(row[1:])].add(row[0])
         for key, instance, item_errors in keyed:
             if taken.get(key, set()) - {instance.pk} or key in seen:
-                message = instance.unique_error_message(model_class, constraint.fields)
-                self.add_error(item_errors, constraint, message)
+                self.add_error(item_errors, constraint, clash_message(instance, model_class, constraint))
             seen.add(key)
 
     def check_unique(self, field, live: list) -> None:
@@ -436,3 +435,11 @@ class Batch:
             )
             for instance, _ in targets:  # reads of the new values must not see the preloaded ones
                 getattr(instance, "_prefetched_objects_cache", {}).pop(field.name, None)
+
+
+def clash_message(instance, model_class, constraint) -> ValidationError:
+    """The error Django's own constraint check gives: the constraint's message where it has one
+    of its own, otherwise the model's unique message."""
+    if constraint.violation_error_message != constraint.default_violation_error_message:
+        return ValidationError(constraint.get_violation_error_message(), code=constraint.violation_error_code)
+    return instance.unique_error_message(model_class, constraint.fields)
