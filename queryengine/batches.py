@@ -194,8 +194,9 @@ class Batch:
             self.prepare(instance)
         self.model._default_manager.bulk_create(instances)
         self.write_many(instances, manys, adding=True)
-        for instance, data in zip(instances, items, strict=True):
-            writer.write_included(instance, data, adding=True)
+        failed = included_errors(writer, instances, items, adding=True)
+        if failed:  # every item's place in the list, as validation errors are reported
+            raise ValidationFailed([failed.get(i, {}) for i in range(len(items))])
         return instances
 
     def update(self, items: list, found: dict, partial: bool) -> list[models.Model]:
@@ -232,8 +233,10 @@ class Batch:
             names = [self.model._meta.get_field(a).name for a in sorted(changed) if a]
             self.model._default_manager.bulk_update(instances, [self.field_name(n) for n in names])
         self.write_many(instances, manys, adding=False)
-        for instance, data in zip(instances, items, strict=True):
-            writer.write_included(instance, data, adding=False)
+        failed = included_errors(writer, instances, items, adding=False)
+        if failed:  # keyed by id, as validation errors of an update are reported
+            by_id = {str(instances[i].pk): e for i, e in failed.items()}
+            raise ValidationFailed(by_id if len(items) > 1 else next(iter(by_id.values())))
         return instances
 
     def field_name(self, name: str) -> str:
@@ -443,3 +446,15 @@ def clash_message(instance, model_class, constraint) -> ValidationError:
     if constraint.violation_error_message != constraint.default_violation_error_message:
         return ValidationError(constraint.get_violation_error_message(), code=constraint.violation_error_code)
     return instance.unique_error_message(model_class, constraint.fields)
+
+
+def included_errors(writer, instances: list, items: list, adding: bool) -> dict[int, dict]:
+    """Write the `include=` values (relationships, ...) of each written object; the errors of
+    the items that fail, by their position (the caller's transaction rolls everything back)."""
+    failed = {}
+    for position, (instance, data) in enumerate(zip(instances, items, strict=True)):
+        try:
+            writer.write_included(instance, data, adding=adding)
+        except ValidationFailed as exc:
+            failed[position] = exc.errors
+    return failed
