@@ -15,6 +15,8 @@ from queryengine.registry import CustomFilter, on_delete, resource_by_object_typ
 from .deletions import forget_with_objects
 from .models import Contact, ContactAssociation, Team, TeamMembership, contact_label
 
+# Who a contact association or a metadata value names: a contact's or a team's identity.
+WHO_FIELDS = ("contact__name", "contact__phone", "contact__email", "team__name", "team__phone", "team__email")
 
 def object_labels(pairs) -> dict[tuple, str]:
     """{(content type id, object id): display} for (content type id, object id) pairs, one
@@ -36,12 +38,7 @@ def association_labels(ids) -> dict[str, str]:
     rows = list(
         ContactAssociation.objects.filter(pk__in=list(ids)).values_list(
             "pk",
-            "contact__name",
-            "contact__phone",
-            "contact__email",
-            "team__name",
-            "team__phone",
-            "team__email",
+            *WHO_FIELDS,
             "associated_object_type",
             "associated_object_id",
         )

@@ -11,7 +11,7 @@ from django.core.validators import URLValidator
 
 from queryengine.registry import INCLUDED, on_delete, resource_by_object_type
 
-from .contacts import object_labels
+from .contacts import WHO_FIELDS, object_labels
 from .deletions import forget_with_objects
 from .models import ObjectMetadata, contact_label
 
@@ -143,12 +143,7 @@ def metadata_labels(ids) -> dict[str, str]:
             "assigned_object_type",
             "assigned_object_id",
             "value",
-            "contact__name",
-            "contact__phone",
-            "contact__email",
-            "team__name",
-            "team__phone",
-            "team__email",
+            *WHO_FIELDS,
         )
     )
     objects = object_labels((row[2], row[3]) for row in rows)
