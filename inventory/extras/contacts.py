@@ -18,6 +18,7 @@ from .models import Contact, ContactAssociation, Team, TeamMembership, contact_l
 # Who a contact association or a metadata value names: a contact's or a team's identity.
 WHO_FIELDS = ("contact__name", "contact__phone", "contact__email", "team__name", "team__phone", "team__email")
 
+
 def object_labels(pairs) -> dict[tuple, str]:
     """{(content type id, object id): display} for (content type id, object id) pairs, one
     query per object type."""
