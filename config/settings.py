@@ -96,6 +96,8 @@ CACHES = {
         "LOCATION": str(DATA_DIR / "cache"),
     }
 }
+# Change records older than this many days are purged by the "Purge the change log" job (0: never).
+CHANGELOG_RETENTION_DAYS = int(os.environ.get("CHANGELOG_RETENTION_DAYS") or 90)
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)
@@ -149,6 +151,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "inventory.extras.changelog.ChangeContextMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

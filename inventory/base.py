@@ -6,6 +6,8 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from queryengine.changes import saved_outside_engine
+
 
 class ValueChoiceField(models.CharField):
     """A choice the API shows as its bare value, not {value, label}, as the reference does for a
@@ -19,6 +21,16 @@ class BaseModel(models.Model):
 
     class Meta:
         abstract = True
+
+    def save(self, *args, **kwargs):
+        # A save outside the engine's writes (the admin, a job) is change-logged here; the
+        # engine logs its own writes, single and bulk, itself.
+        adding = self._state.adding
+        super().save(*args, **kwargs)
+        saved_outside_engine(self, adding)
+
+    def prepare_for_bulk(self):
+        """Nothing to derive: the save above only adds change logging, which bulk writes do."""
 
     def __str__(self) -> str:
         return str(getattr(self, "name", self.pk))

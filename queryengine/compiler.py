@@ -72,6 +72,17 @@ def _generic_ref_projection(base, label, pk, keys):
     return {response_key: full[name] for response_key, name in keys}
 
 
+def existing_objects(wanted: dict[str, set]) -> set[tuple[str, str]]:
+    """Which of {object type: ids} still exist, as (object type, id) pairs."""
+    found = set()
+    for label, ids in wanted.items():
+        target = resource_by_object_type(label)
+        if target is not None:
+            pks = target.model._default_manager.filter(pk__in=ids).values_list("pk", flat=True)
+            found.update((label, str(pk)) for pk in pks)
+    return found
+
+
 def _related_order(member: str, order: str) -> str:
     return f"-{member}__{order[1:]}" if order.startswith("-") else f"{member}__{order}"
 
@@ -177,8 +188,8 @@ class ObjectPlan:
         self.annotations: dict[str, object] = {"_id": jsonsql.IdText(F("pk"))}
         self.loads: dict[str, tuple[ObjectPlan, int]] = {}  # slot -> (plan, column holding the id)
         self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: JSON text}
-        # slot -> ({object type: plan}, app label column, model column, id column)
-        self.generics: dict[str, tuple[dict, int, int, int]] = {}
+        # slot -> ({object type: plan}, app label column, model column, id column, dangling)
+        self.generics: dict[str, tuple[dict, int, int, int, bool]] = {}
         self.tree = False  # whether this resource's tree paths are needed
         self.query = PreparedQuery(
             resource.model,
@@ -315,7 +326,9 @@ class ObjectPlan:
 
     def generic_field(self, text: JsonText, spec, node: FieldNode) -> None:
         """A generic relation: a reference built in Python, or (with `... on <Type>` fragments)
-        the object read by that type's plan, one query per type for the whole page."""
+        the object read by that type's plan, one query per type for the whole page. A relation
+        that may outlive its object (`Resource.dangling`) shows null once the object is gone,
+        as the generic executor does: one query per type and page finds which still exist."""
         type_field, id_field = spec.columns
         plain, fragments = _split_fragments(node.selection_set)
         keys = [(_response_key(n), n.name.value) for n in plain]
@@ -324,7 +337,8 @@ class ObjectPlan:
         app, model = self.col(f"{type_field}__app_label"), self.col(f"{type_field}__model")
         label = f"(None if {app} is None else {app} + '.' + {model})"
         reference = f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})"
-        if not fragments:
+        dangling = spec.name in self.resource.dangling
+        if not fragments and not dangling:
             return self.value(text, reference)
         plans = {}
         for type_name, selections in fragments.items():
@@ -339,9 +353,13 @@ class ObjectPlan:
             self.columns.index(f"{type_field}__app_label"),
             self.columns.index(f"{type_field}__model"),
             self.columns.index(f"_{slot}"),
+            dangling,
         )
         # An object of a type no fragment names shows only the fields outside the fragments.
-        text.py(f"(P[{slot!r}].get(({label}, {pk})) or _text({reference}))")
+        fallback = f"_text({reference})"
+        if dangling:
+            fallback = f"({fallback} if ({label}, {pk}) in P[{slot + '?'!r}] else b'null')"
+        text.py(f"(P[{slot!r}].get(({label}, {pk})) or {fallback})")
 
     def loaded_display(self, text: JsonText) -> None:
         load = self.resource.display.load
@@ -477,7 +495,7 @@ class ObjectPlan:
             }
         for slot, (plan, index) in self.loads.items():
             loaded[slot] = plan.load({row[index] for row in rows}, base)
-        for slot, (plans, app, model, index) in self.generics.items():
+        for slot, (plans, app, model, index, dangling) in self.generics.items():
             wanted: dict[str, set] = {}
             for row in rows:
                 if row[app] is not None and row[index] is not None:
@@ -488,6 +506,8 @@ class ObjectPlan:
                 if label in plans
                 for pk, text in plans[label].load(ids, base).items()
             }
+            if dangling:
+                loaded[slot + "?"] = existing_objects(wanted)
         return rows, loaded
 
     def load(self, ids: set, base: str) -> dict:

@@ -140,6 +140,9 @@ class Resource:
     # name -> (type field, id field) or (type field, id field, object types it may point at):
     # with its targets named, a generic relation nests like a foreign key at depth > 0.
     generic: dict[str, tuple] = field(default_factory=dict)
+    # Generic relations that may outlive their object (a change record's changed object): null
+    # once it is gone. Others are removed with their object (deletion hooks), never dangling.
+    dangling: tuple[str, ...] = ()
     scope: Callable | None = None  # (queryset, user) -> queryset, applied to every read
     natural_key: str | None = "name"  # a unique field that identifies an object by value
     read_only: tuple[str, ...] = ()  # shown but never written by clients

@@ -14,6 +14,17 @@ from django.db.models import ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
 
 from .batches import Batch, batchable
+from .changes import (
+    CREATE,
+    DELETE,
+    UPDATE,
+    Change,
+    logged,
+    record,
+    recording,
+    snapshots,
+    writing_through_engine,
+)
 from .errors import Conflict, NotFound, ValidationFailed
 from .permissions import within as narrowed
 from .registry import (
@@ -351,16 +362,28 @@ class Writer:
         return hook() if hook is not None else nullcontext()
 
     def create(self, items: list) -> list[models.Model]:
-        with self.batch():
-            return self._create(items)
+        with self.batch(), writing_through_engine():
+            created = self._create(items)
+            self.log(CREATE, created, {})
+            return created
 
     def update(self, items: list, partial: bool) -> list[models.Model]:
-        with self.batch():
+        with self.batch(), writing_through_engine():
             return self._update(items, partial)
 
     def delete(self, ids: list) -> int:
-        with self.batch():
+        with self.batch(), writing_through_engine():
             return self._delete(ids)
+
+    def snapshots(self, instances) -> dict:
+        """The objects' data for the change log, when one is kept."""
+        model = self.resource.model
+        return snapshots(model, instances) if recording() and logged(model) else {}
+
+    def log(self, action: str, instances: list, before: dict) -> None:
+        after = self.snapshots(instances)
+        if after:
+            record([Change(action, obj, before.get(obj.pk), after[obj.pk]) for obj in instances], self.user)
 
     def _create(self, items: list) -> list[models.Model]:
         """All or none: errors come back per item, in input order (empty for good items)."""
@@ -400,8 +423,15 @@ class Writer:
         if missing:
             raise ValidationFailed([{"id": ["This field is required."]} for _ in missing])
         found = self.existing(ids)
+        before = self.snapshots(found.values())
         if batchable(self, items) and len(found) == len(items):  # each object once
-            return Batch(self).update(items, found, partial)
+            updated = Batch(self).update(items, found, partial)
+        else:
+            updated = self.save_each(items, found, partial)
+        self.log(UPDATE, updated, before)
+        return updated
+
+    def save_each(self, items: list, found: dict, partial: bool) -> list[models.Model]:
         self.prefetch_unique(items)
         updated, errors = [], {}
         for data in items:
@@ -418,7 +448,7 @@ class Writer:
         found = self.existing(ids)
         try:
             # One deletion for the whole set: dependencies are collected once, not per object.
-            delete_reporting(self.resource.model._default_manager.filter(pk__in=list(found)))
+            delete_reporting(self.resource.model._default_manager.filter(pk__in=list(found)), self.user)
         except (ProtectedError, RestrictedError) as exc:
             dependents = list(
                 exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects
@@ -471,24 +501,29 @@ class Writer:
         return found
 
 
-def delete_reporting(queryset) -> None:
-    """Delete the objects (cascades included) and tell the deletion hooks which went, by model,
-    so what refers to them by generic relation goes too."""
+def delete_reporting(queryset, user=None) -> None:
+    """Delete the objects (cascades included), record each in the change log, and tell the
+    deletion hooks which went, by model, so what refers to them by generic relation goes too."""
     hooks = deletion_hooks()
-    if not hooks:
+    if not hooks and not recording():
         queryset.delete()
         return
     collector = Collector(using=queryset.db, origin=queryset)
     collector.collect(queryset.order_by())
     deleted: dict = {}
+    changes = []
     for model, instances in collector.data.items():
         deleted.setdefault(model, []).extend(obj.pk for obj in instances)
+        if recording() and logged(model):  # read before the rows go
+            data = snapshots(model, instances)
+            changes += [Change(DELETE, obj, data[obj.pk], None) for obj in instances]
     for fast in collector.fast_deletes:  # deleted in bulk, unseen: only registered models matter
         if resource_for(fast.model) is not None:
             deleted.setdefault(fast.model, []).extend(fast.values_list("pk", flat=True))
     collector.delete()
     for hook in hooks:
         hook(deleted)
+    record(changes, user)
 
 
 def _as_list(value) -> list:

@@ -265,3 +265,16 @@ def build_secrets(s: str, devices) -> dict[type, list]:
         SecretsGroupAssociation: associations,
         GraphQLQuery: queries,
     }
+
+
+def build_changes(s: str, owner, tenants) -> dict[type, list]:
+    """Change records as a script's ORM writes leave them: a create, an update and a delete."""
+    from inventory.extras.models import ObjectChange
+    from inventory.tenancy.models import Tenant
+    from queryengine.changes import change_context
+
+    with change_context("orm", "sample script", owner) as context:
+        gone = Tenant.objects.create(name=f"changed-away{s}")
+        tenants[0].save()  # saved unchanged, so the rest of the sample stays as other tests expect
+        gone.delete()
+    return {ObjectChange: list(ObjectChange.objects.filter(request_id=context.request_id))}

@@ -10,7 +10,16 @@ class ExtrasConfig(AppConfig):
     def ready(self):
         from queryengine.registry import extend_filters, on_delete, support_include
 
-        from . import computedfields, configcontexts, contacts, customfields, groups, metadata, relationships
+        from . import (
+            changelog,
+            computedfields,
+            configcontexts,
+            contacts,
+            customfields,
+            groups,
+            metadata,
+            relationships,
+        )
         from .defaults import populate_defaults
 
         customfields.connect()
@@ -19,6 +28,7 @@ class ExtrasConfig(AppConfig):
         extend_filters(groups.group_filters)
         contacts.connect()
         metadata.connect()
+        changelog.connect()
         # Values objects show on request (`include=`), in the order the reference shows them.
         support_include("computed_fields", computedfields.INCLUDED)
         support_include("relationships", relationships.INCLUDED)

@@ -9,6 +9,7 @@ from .contacts import association_labels as contact_association_labels
 from .groups import static_member_labels
 from .metadata import metadata_labels
 from .models import (
+    CHANGE_ACTIONS,
     ComputedField,
     ConfigContext,
     ConfigContextSchema,
@@ -24,6 +25,7 @@ from .models import (
     MetadataChoice,
     MetadataType,
     Note,
+    ObjectChange,
     ObjectMetadata,
     Relationship,
     RelationshipAssociation,
@@ -245,5 +247,34 @@ register(
         natural_key=None,
         view_permission=False,  # any signed-in user, as the reference
         writable=False,
+    )
+)
+
+
+register(
+    Resource(
+        ObjectChange,
+        "extras/object-changes",
+        display=Display(
+            (
+                "changed_object_type__app_label",
+                "changed_object_type__model",
+                "object_repr",
+                "action",
+                "user_name",
+            ),
+            lambda app, model, label, action, user: (
+                f"{content_type_display(app, model)} {label} {dict(CHANGE_ACTIONS)[action].lower()} by {user}"
+            ),
+        ),
+        generic={
+            "changed_object": ("changed_object_type", "changed_object_id"),
+            "related_object": ("related_object_type", "related_object_id"),
+        },
+        dangling=("changed_object", "related_object"),
+        search=("object_repr", "user_name"),
+        natural_key=None,
+        writable=False,  # written by every change, never by clients
+        notes=False,
     )
 )

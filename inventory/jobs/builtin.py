@@ -1,4 +1,5 @@
-"""Jobs every installation has: data-quality checks on IP space and a bulk rename."""
+"""Jobs every installation has: data-quality checks on IP space, a bulk rename and the change
+log's retention."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.apps import apps
 from django.db import transaction
 from django.db.models import Count
 
-from .base import BooleanVar, ChoiceVar, DryRunVar, Job, ObjectVar, StringVar
+from .base import BooleanVar, ChoiceVar, DryRunVar, IntegerVar, Job, ObjectVar, StringVar
 
 name = "Data Quality"
 
@@ -178,3 +179,23 @@ class BulkRename(Job):
                     obj.save()
         self.logger.success("%d objects %s", len(renamed), "to rename (dry run)" if dryrun else "renamed")
         return {"dryrun": dryrun, "renamed": renamed}
+
+
+class PurgeChangeLog(Job):
+    """Delete change records older than the retention period (CHANGELOG_RETENTION_DAYS, or
+    the days given). Schedule it daily to keep the log to its retention."""
+
+    days = IntegerVar(required=False, min_value=1, description="Keep this many days (default: the setting)")
+
+    class Meta:
+        name = "Purge the change log"
+        has_sensitive_variables = False
+        soft_time_limit = 1800
+        time_limit = 1860
+
+    def run(self, days=None):
+        from inventory.extras.changelog import purge
+
+        purged = purge(days)
+        self.logger.success("%d change records purged", purged)
+        return {"purged": purged}

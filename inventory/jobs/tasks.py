@@ -9,6 +9,8 @@ import traceback
 from celery import Task, shared_task
 from django.utils import timezone
 
+from queryengine.changes import change_context
+
 SUCCESS, FAILURE = 25, 35  # levels between INFO/WARNING and WARNING/ERROR, as the reference's
 logging.addLevelName(SUCCESS, "SUCCESS")
 logging.addLevelName(FAILURE, "FAILURE")
@@ -99,7 +101,10 @@ def run_job(self, job_result_id: str, data: dict):
         if klass is None:
             raise RuntimeError("The job's code is not installed on this worker.")
         job = klass(job_result=job_result, logger=logger)
-        output = job.run(**klass.deserialize(data))
+        # What the job changes is logged as the job's, under its result's id.
+        detail = f"{job_result.job_model.module_name}.{job_result.job_model.job_class_name}"
+        with change_context("job", detail, job_result.user, job_result.pk):
+            output = job.run(**klass.deserialize(data))
         job_result.result, job_result.status = json_ready(output), "SUCCESS"
     except Exception as exc:  # the job's own failure is its result, never the worker's
         job_result.status, job_result.traceback = "FAILURE", traceback.format_exc()

@@ -1,5 +1,7 @@
 """The extras models, one module per family; importers use `inventory.extras.models`."""
 
+from .changes import ACTIONS as CHANGE_ACTIONS
+from .changes import CHANGE_CONTEXTS, ObjectChange
 from .contacts import (
     NOT_ASSOCIABLE,
     Contact,
@@ -50,6 +52,9 @@ from .queries import GraphQLQuery
 from .secrets import ACCESS_TYPES, SECRET_TYPES, Secret, SecretsGroup, SecretsGroupAssociation
 
 __all__ = [
+    "CHANGE_ACTIONS",
+    "CHANGE_CONTEXTS",
+    "ObjectChange",
     "GraphQLQuery",
     "ACCESS_TYPES",
     "SECRET_TYPES",

@@ -1,0 +1,113 @@
+"""Keeping the change log: the engine hands over what each write changed, and this module
+stores it as `ObjectChange` rows, in bulk, inside the write's transaction. Changes made with
+the ORM (the admin, jobs) are recorded while a change context is active (a request or a job
+run), as the reference does: saves by the models' base class, deletions through a signal; the
+engine's own writes are never recorded twice."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.db.models.signals import pre_delete
+from django.utils import timezone
+
+from queryengine import changes
+from queryengine.registry import resources
+
+from .models import ObjectChange
+
+REPR_LENGTH = 200
+DETAIL_LENGTH = 400
+
+
+def store(records: list[changes.Change], user, context: changes.ChangeContext) -> None:
+    signed_in = user if getattr(user, "is_authenticated", False) else None
+    user_name = signed_in.get_username() if signed_in is not None else ""
+    kinds = ContentType.objects.get_for_models(*{type(c.instance) for c in records})
+    now = timezone.now()
+    ObjectChange.objects.bulk_create(
+        [
+            ObjectChange(
+                time=now,
+                user=signed_in,
+                user_name=user_name,
+                request_id=context.request_id,
+                action=change.action,
+                change_context=context.context,
+                change_context_detail=context.detail[:DETAIL_LENGTH],
+                changed_object_type=kinds[type(change.instance)],
+                changed_object_id=change.pk,
+                object_repr=change.label[:REPR_LENGTH],
+                object_data=change.after if change.after is not None else change.before,
+                differences=changes.differences(before(change), change.after),
+            )
+            for change in records
+        ],
+        batch_size=500,
+    )
+
+
+def before(change: changes.Change) -> dict | None:
+    """The object's data before the change: an ORM save does not know it, so it is compared
+    with the object's last record."""
+    if change.before is not None or change.action != changes.UPDATE:
+        return change.before
+    kind = ContentType.objects.get_for_model(type(change.instance))
+    return (
+        ObjectChange.objects.filter(changed_object_type=kind, changed_object_id=change.pk)
+        .order_by("-time")
+        .values_list("object_data", flat=True)
+        .first()
+    )
+
+
+def deleting(sender, instance, **kwargs) -> None:
+    # Before the delete, while the object's many-to-many rows are still there to read.
+    if changes.engine_writing() or changes.current_context_or_none() is None:
+        return
+    before = changes.snapshots(sender, [instance])[instance.pk]
+    changes.record([changes.Change(changes.DELETE, instance, before, None)])
+
+
+def connect() -> None:
+    changes.record_changes_with(store)
+    for resource in resources():
+        if resource.writable and changes.logged(resource.model):
+            uid = f"changelog.{resource.object_type}"
+            pre_delete.connect(deleting, sender=resource.model, dispatch_uid=f"{uid}.deleting")
+
+
+def purge(days: int | None = None) -> int:
+    """Delete change records older than the retention period; returns how many went."""
+    days = settings.CHANGELOG_RETENTION_DAYS if days is None else days
+    if not days:
+        return 0  # 0 keeps the log forever
+    cutoff = timezone.now() - datetime.timedelta(days=days)
+    return ObjectChange.objects.filter(time__lt=cutoff).delete()[0]
+
+
+class ChangeContextMiddleware:
+    """Every request is one change context: one request id for everything it changes, the
+    view that changed it, and its user (read when a change is recorded, after API
+    authentication has named them)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        with changes.change_context("web", user=lambda: request_user(request)) as context:
+            request.change_context = context
+            return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        match = request.resolver_match
+        if match is not None:
+            request.change_context.detail = match.view_name or ""
+
+
+def request_user(request):
+    """The API's caller (token or session) once it has authenticated them, else Django's."""
+    api = getattr(request, "context", None)
+    return getattr(api, "user", None) or getattr(request, "user", None)

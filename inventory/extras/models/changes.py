@@ -1,0 +1,42 @@
+"""The change log: one row per object a write created, updated or deleted."""
+
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.utils import timezone
+
+from inventory.base import BaseModel
+
+ACTIONS = [("create", "Created"), ("update", "Updated"), ("delete", "Deleted")]
+CHANGE_CONTEXTS = [("web", "Web"), ("job", "Job"), ("jobhook", "Job hook"), ("orm", "ORM")]
+
+
+class ObjectChange(BaseModel):
+    time = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Kept when the user goes: the log still says who made the change.
+    user_name = models.CharField(max_length=150, editable=False)
+    request_id = models.UUIDField(editable=False, db_index=True)
+    action = models.CharField(max_length=50, choices=ACTIONS, editable=False)
+    change_context = models.CharField(max_length=20, choices=CHANGE_CONTEXTS, editable=False)
+    change_context_detail = models.CharField(max_length=400, blank=True, editable=False)
+    changed_object_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    changed_object_id = models.UUIDField(db_index=True)
+    related_object_type = models.ForeignKey(
+        ContentType, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    related_object_id = models.UUIDField(null=True, blank=True)
+    object_repr = models.CharField(max_length=200, editable=False)
+    object_data = models.JSONField(null=True, editable=False)  # the object after (or, deleted, before)
+    object_data_v2 = models.JSONField(null=True, editable=False)
+    # What the change added and removed, key by key: {"added": {...}, "removed": {...}}.
+    differences = models.JSONField(null=True, editable=False)
+
+    class Meta:
+        ordering = ["-time"]
+        indexes = [models.Index(fields=["changed_object_type", "changed_object_id"])]
+
+    def __str__(self) -> str:
+        return f"{self.changed_object_type} {self.object_repr} {self.get_action_display().lower()} by {self.user_name}"

@@ -1,0 +1,174 @@
+"""The change log: every write through REST, GraphQL, jobs and the admin leaves its records,
+in bulk, in the write's own transaction, and reads back through `extras/object-changes`."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from inventory.dcim.models import Device, Interface
+from inventory.extras.models import ObjectChange
+from inventory.ipam.models import VRF
+from inventory.jobs.discovery import sync_jobs
+from inventory.jobs.models import Job
+from inventory.tenancy.models import Tenant
+from queryengine.changes import change_context
+
+from .conftest import send
+from .test_jobs import eager  # noqa: F401 (fixture)
+
+CHANGES = "/api/extras/object-changes/"
+
+
+def changes(api, **filters) -> list[dict]:
+    return api.json(CHANGES, {"limit": 1000, **filters})["results"]
+
+
+def test_create_update_delete_through_rest(api, superuser):
+    status, tenant = send(api, "post", "/api/tenancy/tenants/", {"name": "log-1", "description": "a"})
+    assert status == 201
+    status, _ = send(api, "patch", f"/api/tenancy/tenants/{tenant['id']}/", {"description": "b"})
+    assert status == 200
+    [record] = changes(api, changed_object_id=tenant["id"], action="create")
+    assert record["changed_object"]["id"] == tenant["id"]
+    status, _ = send(api, "delete", f"/api/tenancy/tenants/{tenant['id']}/")
+    assert status == 204
+
+    history = changes(api, changed_object_id=tenant["id"])
+    assert [c["action"] for c in history] == [
+        {"value": "delete", "label": "Deleted"},
+        {"value": "update", "label": "Updated"},
+        {"value": "create", "label": "Created"},
+    ]
+    deleted, updated, created = history
+    assert created["changed_object_type"] == "tenancy.tenant"
+    assert created["changed_object"] is None  # gone, as the reference shows a deleted object
+    assert created["user_name"] == "admin" and created["user"]["id"] == str(superuser.pk)
+    assert created["change_context"] == {"value": "web", "label": "Web"}
+    assert created["change_context_detail"]
+    assert created["object_repr"] == "log-1"
+    assert created["display"] == "Tenancy | tenant log-1 created by admin"
+    assert created["object_data"]["name"] == "log-1" and created["object_data"]["description"] == "a"
+    assert created["differences"]["removed"] is None
+    assert updated["object_data"]["description"] == "b"
+    assert updated["differences"]["added"]["description"] == "b"
+    assert updated["differences"]["removed"]["description"] == "a"
+    assert "name" not in updated["differences"]["added"]
+    assert deleted["object_data"]["description"] == "b" and deleted["differences"]["added"] is None
+    assert len({c["request_id"] for c in history}) == 3  # one per request
+
+
+def test_a_bulk_write_shares_one_request_id_and_a_failed_one_leaves_nothing(api):
+    rows = [{"name": f"bulk-log-{i}"} for i in range(5)]
+    status, created = send(api, "post", "/api/tenancy/tenants/", rows)
+    assert status == 201
+    records = changes(api, object_repr__isw="bulk-log-")
+    assert len(records) == 5 and len({r["request_id"] for r in records}) == 1
+    assert changes(api, request_id=records[0]["request_id"], action="create") == records
+    before = ObjectChange.objects.count()
+    status, _ = send(api, "post", "/api/tenancy/tenants/", [{"name": "bulk-log-new"}, {"name": "bulk-log-0"}])
+    assert status == 400
+    assert ObjectChange.objects.count() == before and not Tenant.objects.filter(name="bulk-log-new").exists()
+
+
+def test_many_to_many_values_are_recorded(api, sample):
+    tag = sample[Tenant][0].tags.model.objects.filter(content_types__model="tenant").first()
+    if tag is None:
+        pytest.skip("the sample has no tenant tag")
+    status, tenant = send(api, "post", "/api/tenancy/tenants/", {"name": "tagged-log", "tags": [str(tag.pk)]})
+    assert status == 201
+    status, _ = send(api, "patch", f"/api/tenancy/tenants/{tenant['id']}/", {"tags": []})
+    updated, created = changes(api, changed_object_id=tenant["id"])
+    assert created["object_data"]["tags"] == [str(tag.pk)]
+    assert updated["differences"]["added"]["tags"] == []
+    assert updated["differences"]["removed"]["tags"] == [str(tag.pk)]
+
+
+def test_a_cascade_records_every_object_it_deletes(api, sample):
+    device = Device.objects.filter(interfaces__isnull=False).first()
+    interfaces = {str(pk) for pk in Interface.objects.filter(device=device).values_list("pk", flat=True)}
+    status, body = send(api, "delete", f"/api/dcim/devices/{device.pk}/")
+    assert status == 204, body
+    deleted = changes(api, action="delete")
+    request_ids = {c["request_id"] for c in deleted if c["changed_object_id"] == str(device.pk)}
+    assert len(request_ids) == 1
+    same_request = changes(api, request_id=request_ids.pop())
+    assert interfaces <= {
+        c["changed_object_id"] for c in same_request if c["changed_object_type"] == "dcim.interface"
+    }
+
+
+def test_graphql_mutations_are_logged(api):
+    query = "mutation ($data: [GenericScalar]!) { create_tenants(data: $data) { id } }"
+    response = api.post("/api/graphql/", {"query": query, "variables": {"data": [{"name": "gql-log"}]}})
+    assert response.status_code == 200, response.content
+    [record] = changes(api, object_repr="gql-log")
+    assert record["action"]["value"] == "create" and record["user_name"] == "admin"
+
+
+def test_jobs_changes_are_logged_as_the_job(api, eager, sample):  # noqa: F811
+    with override_settings(JOBS_MODULES=[]):
+        sync_jobs()
+    rename = Job.objects.get(job_class_name="BulkRename")
+    Job.objects.filter(pk=rename.pk).update(enabled=True)
+    data = {"object_type": "ipam.vrf", "pattern": "^(.*)$", "replacement": r"job-\1", "dryrun": False}
+    status, body = send(api, "post", f"/api/extras/jobs/{rename.pk}/run/", {"data": data})
+    assert status == 201 and body["job_result"]["status"]["value"] == "SUCCESS", body
+    records = changes(api, changed_object_type="ipam.vrf")
+    assert len(records) == VRF.objects.count()
+    assert {r["change_context"]["value"] for r in records} == {"job"}
+    assert {r["request_id"] for r in records} == {body["job_result"]["id"]}
+    assert records[0]["change_context_detail"] == "inventory.jobs.builtin.BulkRename"
+    assert all(r["differences"]["added"]["name"].startswith("job-") for r in records)
+
+
+def test_orm_writes_outside_any_context_are_not_logged_inside_one_they_are(db, superuser):
+    Tenant.objects.create(name="shell")
+    assert not ObjectChange.objects.exists()
+    with change_context("orm", "a script", superuser):
+        tenant = Tenant.objects.create(name="script")
+        tenant.description = "changed"
+        tenant.save()
+        tenant.delete()
+    records = ObjectChange.objects.values_list("action", "user_name", "change_context_detail", "object_repr")
+    assert sorted(records) == [
+        (action, "admin", "a script", "script") for action in ("create", "delete", "update")
+    ]
+    update = ObjectChange.objects.get(action="update")
+    assert update.differences["added"]["description"] == "changed"
+    assert update.differences["removed"]["description"] == ""
+
+
+def test_the_log_is_read_only_and_filterable(api):
+    send(api, "post", "/api/tenancy/tenants/", {"name": "ro-log"})
+    [record] = changes(api, object_repr="ro-log")
+    status, _ = send(api, "post", CHANGES, {"object_repr": "x"})
+    assert status == 405
+    status, _ = send(api, "delete", f"{CHANGES}{record['id']}/")
+    assert status == 405
+    assert changes(api, object_repr="ro-log", user_name="admin") == [record]
+    assert changes(api, object_repr="ro-log", user_name="someone") == []
+    assert changes(api, object_repr="ro-log", action="delete") == []
+    later = (timezone.now() + datetime.timedelta(minutes=5)).isoformat()
+    assert changes(api, object_repr="ro-log", time__gte=later) == []
+    assert changes(api, object_repr="ro-log", time__lte=later) == [record]
+    detail = api.json(f"{CHANGES}{record['id']}/", {"depth": 1})
+    assert detail["changed_object"]["id"] == record["changed_object_id"]
+
+
+def test_retention_purges_old_records(api, eager):  # noqa: F811
+    send(api, "post", "/api/tenancy/tenants/", [{"name": "old-log"}, {"name": "new-log"}])
+    ObjectChange.objects.filter(object_repr="old-log").update(
+        time=timezone.now() - datetime.timedelta(days=91)
+    )
+    with override_settings(JOBS_MODULES=[]):
+        sync_jobs()
+    purge = Job.objects.get(job_class_name="PurgeChangeLog")
+    Job.objects.filter(pk=purge.pk).update(enabled=True)
+    status, body = send(api, "post", f"/api/extras/jobs/{purge.pk}/run/", {"data": {}})
+    assert status == 201 and body["job_result"]["result"] == {"purged": 1}, body
+    assert changes(api, object_repr="old-log") == []
+    assert len(changes(api, object_repr="new-log")) == 1
