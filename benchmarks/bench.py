@@ -88,6 +88,9 @@ def timed_pair(first, second, repeat: int) -> list[tuple[float, float]]:
 class Server:
     """gunicorn with one worker, started for the run and always stopped."""
 
+    def __init__(self, **environment: str):
+        self.environment = environment  # settings of this server only
+
     def __enter__(self):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
@@ -106,7 +109,7 @@ class Server:
                 "warning",
             ],
             cwd=ROOT,
-            env=os.environ.copy(),
+            env={**os.environ, **self.environment},
         )
         for _ in range(100):
             try:

@@ -124,6 +124,29 @@ def compare_bulk(server, label: str, route: str, model, http_rows, floor_rows, b
         row(f"bulk {name} of {BATCH} {label}", h, min(http[name]), f"floor {f:.1f} ms: {h / f:.2f}x")
 
 
+def changelog_cost(server, label: str, route: str, rows) -> None:
+    """Bulk create with the change log against the same on a server that keeps none."""
+    import orjson
+    from bench import Server, row
+
+    def create(on) -> float:
+        body = orjson.dumps(rows())
+        start = time.perf_counter()
+        created = orjson.loads(on.ok("POST", route, body, status=201))
+        taken = (time.perf_counter() - start) * 1000
+        on.ok("DELETE", route, orjson.dumps([{"id": obj["id"]} for obj in created]), status=204)
+        return taken
+
+    with Server(CHANGELOG_ENABLED="0") as bare:
+        create(server), create(bare)  # warm-up
+        logged, unlogged = [], []
+        for _ in range(CYCLES):
+            logged.append(create(server))
+            unlogged.append(create(bare))
+    h, f = statistics.median(logged), statistics.median(unlogged)
+    row(f"bulk create of {BATCH} {label}, change log", h, min(logged), f"without {f:.1f} ms: {h / f:.2f}x")
+
+
 def bench_writes() -> None:
     import orjson
     from bench import Server, row, timed_pair
@@ -161,6 +184,14 @@ def bench_writes() -> None:
                 mode=r["mode"],
                 untagged_vlan=vlan,
             ),
+        )
+
+        changelog_cost(server, "tenants", "/api/tenancy/tenants/", lambda: tenant_rows(uuid.uuid4().hex[:8]))
+        changelog_cost(
+            server,
+            "interfaces",
+            "/api/dcim/interfaces/",
+            lambda: interface_rows(uuid.uuid4().hex[:8], devices, vlan),
         )
 
         def single_post():

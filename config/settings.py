@@ -96,6 +96,8 @@ CACHES = {
         "LOCATION": str(DATA_DIR / "cache"),
     }
 }
+# Every write is recorded in the change log; "0" keeps none (only to measure what it costs).
+CHANGELOG_ENABLED = os.environ.get("CHANGELOG_ENABLED", "1") != "0"
 # Change records older than this many days are purged by the "Purge the change log" job (0: never).
 CHANGELOG_RETENTION_DAYS = int(os.environ.get("CHANGELOG_RETENTION_DAYS") or 90)
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)

@@ -121,10 +121,11 @@ def logged(model: type[models.Model]) -> bool:
     return resource is not None and resource.writable and isinstance(model._meta.pk, models.UUIDField)
 
 
-def snapshots(model: type[models.Model], instances: Iterable[models.Model]) -> dict:
+def snapshots(model: type[models.Model], instances: Iterable[models.Model], many: set | None = None) -> dict:
     """{pk: data} for objects of one model: their columns as JSON values (foreign keys by id,
     custom fields under `custom_fields`), computed values such as a prefix's CIDR, and
-    many-to-many ids, read with one query per many-to-many field for all of them."""
+    many-to-many ids, read with one query per many-to-many field for all of them (only the
+    `many` fields when given: new objects have no values in the others)."""
     instances = list(instances)
     resource = resource_for(model)
     hidden = set(resource.hidden) if resource else set()
@@ -153,6 +154,8 @@ def snapshots(model: type[models.Model], instances: Iterable[models.Model]) -> d
             source, target = f"{f.m2m_field_name()}_id", f"{f.m2m_reverse_field_name()}_id"
             for data in result.values():
                 data[f.name] = []
+            if many is not None and f.name not in many:
+                continue
             rows = f.remote_field.through._default_manager.filter(**{f"{source}__in": list(result)})
             for owner, value in rows.order_by().values_list(source, target):
                 result[owner][f.name].append(json_value(value))

@@ -364,7 +364,8 @@ class Writer:
     def create(self, items: list) -> list[models.Model]:
         with self.batch(), writing_through_engine():
             created = self._create(items)
-            self.log(CREATE, created, {})
+            given = {name for data in items if isinstance(data, dict) for name in data}
+            self.log(CREATE, created, {}, given)
             return created
 
     def update(self, items: list, partial: bool) -> list[models.Model]:
@@ -375,13 +376,13 @@ class Writer:
         with self.batch(), writing_through_engine():
             return self._delete(ids)
 
-    def snapshots(self, instances) -> dict:
+    def snapshots(self, instances, many: set | None = None) -> dict:
         """The objects' data for the change log, when one is kept."""
         model = self.resource.model
-        return snapshots(model, instances) if recording() and logged(model) else {}
+        return snapshots(model, instances, many) if recording() and logged(model) else {}
 
-    def log(self, action: str, instances: list, before: dict) -> None:
-        after = self.snapshots(instances)
+    def log(self, action: str, instances: list, before: dict, given: set | None = None) -> None:
+        after = self.snapshots(instances, given)
         if after:
             record([Change(action, obj, before.get(obj.pk), after[obj.pk]) for obj in instances], self.user)
 

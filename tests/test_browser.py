@@ -39,6 +39,7 @@ def network(transactional_db):
     from inventory.extras.models import Status
     from inventory.ipam.models import IPAddress, Prefix
     from inventory.users.models import User
+    from queryengine.changes import change_context
 
     User.objects.create_superuser("operator", "operator@example.com", PASSWORD)
     active = Status.objects.get_or_create(name="Active")[0]
@@ -49,6 +50,10 @@ def network(transactional_db):
         prefix = Prefix(status=active, type=kind)
         prefix.set_prefix(cidr)
         prefix.save()
+    with change_context("web", "the sites' import", User.objects.get(username="operator")):
+        ams = Location.objects.get(name="AMS1")
+        ams.name = "AMS1-renamed"
+        ams.save()
     for host in range(1, 65):  # a quarter of 10.0.1.0/24
         address = IPAddress(status=active)
         address.set_address(f"10.0.1.{host}/24")
@@ -88,6 +93,9 @@ def test_sign_in_dashboard_graphiql_and_swagger(browser, live_server, network):
     utilisation = text_of("#utilisation")
     assert "10.0.1.0/24\n25.0%" in utilisation  # 64 of 256 addresses
     assert "10.0.0.0/16\n0.4%" in utilisation  # one /24 of the /16 covered by a child prefix
+    wait.until(lambda _: "AMS1-renamed" in text_of("#changes"))
+    latest = browser.find_elements(By.CSS_SELECTOR, "#changes tr")[0].text  # newest first
+    assert all(part in latest for part in ("operator", "Updated", "dcim.location", "AMS1-renamed")), latest
     assert not browser.find_element(By.ID, "dashboard-error").is_displayed()
     screenshot = artefacts() / "dashboard.png"
     assert browser.save_screenshot(str(screenshot)) and screenshot.stat().st_size > 0

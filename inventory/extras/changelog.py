@@ -7,9 +7,13 @@ engine's own writes are never recorded twice."""
 from __future__ import annotations
 
 import datetime
+import uuid
 
+import orjson
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.db.models import JSONField
 from django.db.models.signals import pre_delete
 from django.utils import timezone
 
@@ -24,29 +28,67 @@ DETAIL_LENGTH = 400
 
 def store(records: list[changes.Change], user, context: changes.ChangeContext) -> None:
     signed_in = user if getattr(user, "is_authenticated", False) else None
-    user_name = signed_in.get_username() if signed_in is not None else ""
     kinds = ContentType.objects.get_for_models(*{type(c.instance) for c in records})
-    now = timezone.now()
-    ObjectChange.objects.bulk_create(
-        [
-            ObjectChange(
-                time=now,
-                user=signed_in,
-                user_name=user_name,
-                request_id=context.request_id,
-                action=change.action,
-                change_context=context.context,
-                change_context_detail=context.detail[:DETAIL_LENGTH],
-                changed_object_type=kinds[type(change.instance)],
-                changed_object_id=change.pk,
-                object_repr=change.label[:REPR_LENGTH],
-                object_data=change.after if change.after is not None else change.before,
-                differences=changes.differences(before(change), change.after),
-            )
-            for change in records
-        ],
-        batch_size=500,
-    )
+    shared = {
+        "time": timezone.now(),
+        "user_id": signed_in.pk if signed_in is not None else None,
+        "user_name": signed_in.get_username() if signed_in is not None else "",
+        "request_id": context.request_id,
+        "change_context": context.context,
+        "change_context_detail": context.detail[:DETAIL_LENGTH],
+        "related_object_type_id": None,
+        "related_object_id": None,
+        "object_data_v2": None,
+    }
+    rows = [
+        {
+            **shared,
+            "id": uuid.uuid4(),
+            "action": change.action,
+            "changed_object_type_id": kinds[type(change.instance)].pk,
+            "changed_object_id": change.pk,
+            "object_repr": change.label[:REPR_LENGTH],
+            "object_data": change.after if change.after is not None else change.before,
+            # A create or a delete is the whole object, already in object_data.
+            "differences": (
+                changes.differences(before(change), change.after) if change.action == changes.UPDATE else None
+            ),
+        }
+        for change in records
+    ]
+    if connection.vendor == "postgresql" and len(rows) > 1:
+        copy_rows(rows)
+    else:
+        ObjectChange.objects.bulk_create([ObjectChange(**row) for row in rows], batch_size=500)
+
+
+COPIED = [(f.attname, f.column, isinstance(f, JSONField)) for f in ObjectChange._meta.concrete_fields]
+# COPY's text format: backslash, tab, newline and carriage return are escaped; \N is null.
+COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def copy_rows(rows: list[dict]) -> None:
+    """PostgreSQL's COPY: the rows travel as one text stream, built here with C-speed string
+    operations, instead of as the quoted literals of an INSERT, which cost several times more
+    for a thousand JSON documents."""
+    table = ObjectChange._meta.db_table
+    columns = ", ".join(connection.ops.quote_name(column) for _, column, _ in COPIED)
+    lines = []
+    for row in rows:
+        values = []
+        for name, _, json in COPIED:
+            value = row[name]
+            if value is None:
+                values.append("\\N")
+            elif json:
+                values.append(orjson.dumps(value).decode().translate(COPY_ESCAPES))
+            elif isinstance(value, datetime.datetime):
+                values.append(value.isoformat())
+            else:
+                values.append(str(value).translate(COPY_ESCAPES))
+        lines.append("\t".join(values))
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        copy.write("\n".join(lines) + "\n")
 
 
 def before(change: changes.Change) -> dict | None:
@@ -72,6 +114,8 @@ def deleting(sender, instance, **kwargs) -> None:
 
 
 def connect() -> None:
+    if not settings.CHANGELOG_ENABLED:
+        return
     changes.record_changes_with(store)
     for resource in resources():
         if resource.writable and changes.logged(resource.model):

@@ -22,10 +22,14 @@ class ObjectChange(BaseModel):
     action = models.CharField(max_length=50, choices=ACTIONS, editable=False)
     change_context = models.CharField(max_length=20, choices=CHANGE_CONTEXTS, editable=False)
     change_context_detail = models.CharField(max_length=400, blank=True, editable=False)
-    changed_object_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    # Indexes cost every write a little: an object's history is found by its id alone (ids
+    # are unique enough), and types are never looked up on their own.
+    changed_object_type = models.ForeignKey(
+        ContentType, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     changed_object_id = models.UUIDField(db_index=True)
     related_object_type = models.ForeignKey(
-        ContentType, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        ContentType, on_delete=models.PROTECT, null=True, blank=True, related_name="+", db_index=False
     )
     related_object_id = models.UUIDField(null=True, blank=True)
     object_repr = models.CharField(max_length=200, editable=False)
@@ -36,7 +40,6 @@ class ObjectChange(BaseModel):
 
     class Meta:
         ordering = ["-time"]
-        indexes = [models.Index(fields=["changed_object_type", "changed_object_id"])]
 
     def __str__(self) -> str:
         return f"{self.changed_object_type} {self.object_repr} {self.get_action_display().lower()} by {self.user_name}"

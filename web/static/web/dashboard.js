@@ -20,6 +20,7 @@ const MODELS = [
 const ROOT_FIELDS_PER_QUERY = 40; // the server takes at most 50 root fields per document
 const LOCATIONS_SHOWN = 15;
 const PREFIXES_SHOWN = 30;
+const CHANGES_SHOWN = 15;
 
 function csrfToken() {
   const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]*)/);
@@ -204,6 +205,28 @@ async function showUtilisation() {
   fill("utilisation", ...(shown.length ? [grid] : [element("p", { class: "hint" }, "No prefixes yet.")]));
 }
 
+async function showChanges() {
+  const { object_changes: changes } = await graphql(
+    `{ object_changes(limit: ${CHANGES_SHOWN}) { time user_name action object_repr changed_object_type changed_object { url } } }`,
+  );
+  const rows = changes.map((change) => {
+    const name = change.changed_object
+      ? element("a", { href: change.changed_object.url }, change.object_repr)
+      : change.object_repr; // deleted since
+    return element(
+      "tr",
+      {},
+      element("td", {}, new Date(change.time).toLocaleString()),
+      element("td", {}, change.user_name || "—"),
+      element("td", {}, change.action.label),
+      element("td", {}, change.changed_object_type),
+      element("td", {}, name),
+    );
+  });
+  const table = element("table", { class: "changes" }, ...rows);
+  fill("changes", ...(rows.length ? [table] : [element("p", { class: "hint" }, "No changes yet.")]));
+}
+
 function failed(error) {
   const box = document.getElementById("dashboard-error");
   box.textContent = `Could not load the dashboard: ${error.message}`;
@@ -211,5 +234,5 @@ function failed(error) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  for (const part of [showCounts, showStatuses, showLocations, showUtilisation]) part().catch(failed);
+  for (const part of [showCounts, showStatuses, showLocations, showUtilisation, showChanges]) part().catch(failed);
 });
