@@ -52,12 +52,12 @@ def test_create_update_delete_through_rest(api, superuser):
     assert created["object_repr"] == "log-1"
     assert created["display"] == "Tenancy | tenant log-1 created by admin"
     assert created["object_data"]["name"] == "log-1" and created["object_data"]["description"] == "a"
-    assert created["differences"]["removed"] is None
+    assert created["differences"] is None  # a create is the whole object: object_data
     assert updated["object_data"]["description"] == "b"
     assert updated["differences"]["added"]["description"] == "b"
     assert updated["differences"]["removed"]["description"] == "a"
     assert "name" not in updated["differences"]["added"]
-    assert deleted["object_data"]["description"] == "b" and deleted["differences"]["added"] is None
+    assert deleted["object_data"]["description"] == "b" and deleted["differences"] is None
     assert len({c["request_id"] for c in history}) == 3  # one per request
 
 
