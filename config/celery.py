@@ -13,7 +13,7 @@ from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("netinventory", include=["inventory.jobs.tasks"])
+app = Celery("netinventory", include=["inventory.jobs.tasks", "inventory.extras.webhooks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 
 

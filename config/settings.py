@@ -100,6 +100,11 @@ CACHES = {
 CHANGELOG_ENABLED = os.environ.get("CHANGELOG_ENABLED", "1") != "0"
 # Change records older than this many days are purged by the "Purge the change log" job (0: never).
 CHANGELOG_RETENTION_DAYS = int(os.environ.get("CHANGELOG_RETENTION_DAYS") or 90)
+# Webhook requests: seconds to wait for the receiver, and failed requests retried this many
+# times, the first after WEBHOOK_RETRY_DELAY seconds, each next after twice as long.
+WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT") or 10)
+WEBHOOK_RETRIES = int(os.environ.get("WEBHOOK_RETRIES") or 5)
+WEBHOOK_RETRY_DELAY = float(os.environ.get("WEBHOOK_RETRY_DELAY") or 10)
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)

@@ -27,7 +27,7 @@ from inventory.users.models import Group, ObjectPermission, Token, User, generat
 from .circuits_vm_sample import build_circuits_and_vms
 from .contacts_sample import build_contacts
 from .dcim_sample import build_dcim
-from .extras_sample import build_changes, build_extras_data
+from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .jobs_sample import build_jobs
 
 SUPERUSER_KEY = "a" * 40
@@ -169,6 +169,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     jobs = build_jobs(s, owner, tenants)
     return {
         **build_changes(s, owner, tenants),
+        **build_webhooks(s),
         **jobs,
         **contacts,
         **more,

@@ -278,3 +278,35 @@ def build_changes(s: str, owner, tenants) -> dict[type, list]:
         tenants[0].save()  # saved unchanged, so the rest of the sample stays as other tests expect
         gone.delete()
     return {ObjectChange: list(ObjectChange.objects.filter(request_id=context.request_id))}
+
+
+def build_webhooks(s: str) -> dict[type, list]:
+    """Webhooks of every shape; the one enabled listens to a type no test writes through HTTP."""
+    from inventory.extras.models import CustomLink, Webhook
+
+    hooks = [
+        Webhook.objects.create(
+            name=f"audit{s}",
+            type_create=True,
+            payload_url="http://127.0.0.1:9/audit",
+            enabled=False,
+            secret="k",
+        ),
+        Webhook.objects.create(
+            name=f"Inventory sync{s}",
+            type_update=True,
+            type_delete=True,
+            payload_url="https://sync.example.net/in",
+            http_method="PUT",
+            additional_headers="X-Source: netinventory",
+            body_template="{{ data.name }}",
+            enabled=False,
+        ),
+        Webhook.objects.create(
+            name=f"links{s}", type_delete=True, payload_url="http://127.0.0.1:9/links", ssl_verification=False
+        ),
+    ]
+    kinds = [ContentType.objects.get_for_model(m) for m in (Device, Tenant, CustomLink)]
+    for hook, kind in zip(hooks, kinds, strict=True):
+        hook.content_types.set([kind])
+    return {Webhook: hooks}

@@ -20,6 +20,7 @@ from django.utils import timezone
 from queryengine import changes
 from queryengine.registry import resources
 
+from . import webhooks
 from .models import ObjectChange
 
 REPR_LENGTH = 200
@@ -60,6 +61,7 @@ def store(records: list[changes.Change], user, context: changes.ChangeContext) -
         copy_rows(rows)
     else:
         ObjectChange.objects.bulk_create([ObjectChange(**row) for row in rows], batch_size=500)
+    webhooks.enqueue(rows, records, kinds)
 
 
 COPIED = [(f.attname, f.column, isinstance(f, JSONField)) for f in ObjectChange._meta.concrete_fields]

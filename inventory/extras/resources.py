@@ -37,6 +37,7 @@ from .models import (
     Status,
     Tag,
     Team,
+    Webhook,
     contact_label,
 )
 from .relationships import association_labels
@@ -223,6 +224,7 @@ register(
         natural_key=None,
     )
 )
+register(Resource(Webhook, "extras/webhooks", search=("name", "payload_url"), notes=True))
 register(
     Resource(GraphQLQuery, "extras/graphql-queries", generic=OWNER, search=("name", "query"), notes=True)
 )

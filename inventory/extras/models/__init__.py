@@ -50,8 +50,11 @@ from .metadata import (
 )
 from .queries import GraphQLQuery
 from .secrets import ACCESS_TYPES, SECRET_TYPES, Secret, SecretsGroup, SecretsGroupAssociation
+from .webhooks import HTTP_METHODS, Webhook
 
 __all__ = [
+    "HTTP_METHODS",
+    "Webhook",
     "CHANGE_ACTIONS",
     "CHANGE_CONTEXTS",
     "ObjectChange",
