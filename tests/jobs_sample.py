@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime
 
+from django.contrib.contenttypes.models import ContentType
 from django.utils import timezone
 
-from inventory.jobs.models import Job, JobLogEntry, JobQueue, JobQueueAssignment, JobResult
+from inventory.jobs.models import Job, JobHook, JobLogEntry, JobQueue, JobQueueAssignment, JobResult
 
 
 def build_jobs(s: str, owner, tenants) -> dict[type, list]:
@@ -44,6 +45,7 @@ def build_jobs(s: str, owner, tenants) -> dict[type, list]:
             grouping="Changes",
             name=f"cleanup{s}",
             hidden=True,
+            is_job_hook_receiver=True,
         ),
     ]
     assignments = [
@@ -84,7 +86,20 @@ def build_jobs(s: str, owner, tenants) -> dict[type, list]:
         ),
         JobLogEntry.objects.create(job_result=results[1], log_level="error", message="RuntimeError: boom"),
     ]
+    hooks = [
+        JobHook.objects.create(name=f"cleanup on delete{s}", job=jobs[2], type_delete=True),
+        JobHook.objects.create(
+            name=f"Audit{s}", job=jobs[2], type_create=True, type_update=True, enabled=False
+        ),
+        JobHook.objects.create(
+            name=f"every change{s}", job=jobs[2], type_create=True, type_update=True, type_delete=True
+        ),
+    ]
+    kinds = [ContentType.objects.get_for_model(m) for m in (JobQueue, JobQueueAssignment, JobLogEntry)]
+    for hook, kind in zip(hooks, kinds, strict=True):
+        hook.content_types.set([kind])
     return {
+        JobHook: hooks,
         JobQueue: queues,
         Job: jobs,
         JobQueueAssignment: assignments,

@@ -9,6 +9,7 @@ from inventory.jobs.base import (
     IPAddressVar,
     IPNetworkVar,
     Job,
+    JobHookReceiver,
     JSONVar,
     MultiChoiceVar,
     MultiObjectVar,
@@ -94,3 +95,14 @@ class Secretive(Job):
 
     def run(self, password):
         return {"length": len(password)}
+
+
+class AuditTenants(JobHookReceiver):
+    """Logs each tenant change it is called for (a job hook receiver)."""
+
+    class Meta:
+        has_sensitive_variables = False
+
+    def receive_job_hook(self, change, action, changed_object):
+        name = changed_object.name if changed_object is not None else change.object_repr
+        self.logger.info("%s %s by %s", action, name, change.user_name)

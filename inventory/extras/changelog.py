@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from collections.abc import Callable
 
 import orjson
 from django.conf import settings
@@ -22,6 +23,16 @@ from queryengine.registry import resources
 
 from . import webhooks
 from .models import ObjectChange
+
+# Called after each write's records are stored, inside its transaction, with (record rows,
+# engine changes, {model: content type}, user): webhooks and job hooks act on them after commit.
+RECORDED: list[Callable] = []
+
+
+def on_recorded(listener: Callable) -> None:
+    if listener not in RECORDED:
+        RECORDED.append(listener)
+
 
 REPR_LENGTH = 200
 DETAIL_LENGTH = 400
@@ -61,7 +72,8 @@ def store(records: list[changes.Change], user, context: changes.ChangeContext) -
         copy_rows(rows)
     else:
         ObjectChange.objects.bulk_create([ObjectChange(**row) for row in rows], batch_size=500)
-    webhooks.enqueue(rows, records, kinds)
+    for listener in RECORDED:
+        listener(rows, records, kinds, signed_in)
 
 
 COPIED = [(f.attname, f.column, isinstance(f, JSONField)) for f in ObjectChange._meta.concrete_fields]
@@ -119,6 +131,7 @@ def connect() -> None:
     if not settings.CHANGELOG_ENABLED:
         return
     changes.record_changes_with(store)
+    on_recorded(webhooks.enqueue)
     for resource in resources():
         if resource.writable and changes.logged(resource.model):
             uid = f"changelog.{resource.object_type}"

@@ -26,7 +26,7 @@ EVENTS = {changes.CREATE: "created", changes.UPDATE: "updated", changes.DELETE: 
 FLAGS = {changes.CREATE: "type_create", changes.UPDATE: "type_update", changes.DELETE: "type_delete"}
 
 
-def enqueue(rows: list[dict], records: list[changes.Change], kinds: dict) -> None:
+def enqueue(rows: list[dict], records: list[changes.Change], kinds: dict, user=None) -> None:
     """Queue the requests the change records call for, once the write has committed."""
     by_type = {kind.pk: kind for kind in kinds.values()}
     hooks = list(

@@ -11,9 +11,13 @@ class JobsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from inventory.extras.changelog import on_recorded
+
         from .discovery import queues_changed, sync_jobs_after_migrate
+        from .hooks import run_job_hooks
         from .models import JobQueueAssignment
 
+        on_recorded(run_job_hooks)
         post_migrate.connect(sync_jobs_after_migrate, dispatch_uid="jobs.sync_jobs")
         post_save.connect(queues_changed, sender=JobQueueAssignment, dispatch_uid="jobs.queues_saved")
         post_delete.connect(queues_changed, sender=JobQueueAssignment, dispatch_uid="jobs.queues_deleted")

@@ -312,3 +312,21 @@ class Job:
     def deserialize(cls, data: dict) -> dict:
         variables = cls.variables()
         return {k: variables[k].deserialize(v) for k, v in data.items() if k in variables}
+
+
+class JobHookReceiver(Job):
+    """A job run by job hooks (`extras/job-hooks`) when objects of their types change: it is
+    given the change record and implements `receive_job_hook`."""
+
+    object_change = StringVar(description="The id of the change record that triggered the hook")
+
+    def run(self, object_change):
+        from django.apps import apps
+
+        change = apps.get_model("extras", "ObjectChange").objects.get(pk=object_change)
+        kind = change.changed_object_type.model_class()
+        changed = kind._default_manager.filter(pk=change.changed_object_id).first() if kind else None
+        self.receive_job_hook(change, change.action, changed)
+
+    def receive_job_hook(self, change, action: str, changed_object) -> None:
+        raise NotImplementedError

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import transaction
 
 from .base import Job as JobClass
+from .base import JobHookReceiver
 
 BUILT_IN_MODULES = ("inventory.jobs.builtin",)
 DEFAULT_QUEUE = "default"
@@ -67,6 +68,7 @@ def class_values(path: str, klass: type[JobClass]) -> dict:
     values["description"] = values["description"] or inspect.getdoc(klass) or ""
     values["supports_dryrun"] = klass.supports_dryrun()
     values["read_only"] = bool(klass.meta("read_only", False))
+    values["is_job_hook_receiver"] = issubclass(klass, JobHookReceiver)
     return values
 
 

@@ -1,6 +1,8 @@
 """Jobs, their queues, results and log entries (shapes of the reference's `extras` models)."""
 
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
@@ -164,3 +166,34 @@ class JobLogEntry(BaseModel):
     class Meta:
         ordering = ["created"]
         verbose_name_plural = "job log entries"
+
+
+class JobHook(PrimaryModel):
+    """Runs a job-hook receiver job whenever objects of the chosen types change, after the
+    change commits, with the change record as its input."""
+
+    name = models.CharField(max_length=100, unique=True)
+    content_types = models.ManyToManyField(ContentType, related_name="+")
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="job_hooks")
+    enabled = models.BooleanField(default=True)
+    type_create = models.BooleanField(
+        default=False, help_text="Call this job hook when a matching object is created."
+    )
+    type_update = models.BooleanField(
+        default=False, help_text="Call this job hook when a matching object is updated."
+    )
+    type_delete = models.BooleanField(
+        default=False, help_text="Call this job hook when a matching object is deleted."
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def clean(self):
+        super().clean()
+        if not (self.type_create or self.type_update or self.type_delete):
+            raise ValidationError(
+                {"type_create": ["You must select at least one type: create, update, and/or delete."]}
+            )
+        if self.job_id and not self.job.is_job_hook_receiver:
+            raise ValidationError({"job": ["A job hook runs job hook receivers only."]})

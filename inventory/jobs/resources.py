@@ -1,6 +1,6 @@
 from queryengine.registry import Display, Resource, register
 
-from .models import Job, JobLogEntry, JobQueue, JobQueueAssignment, JobResult
+from .models import Job, JobHook, JobLogEntry, JobQueue, JobQueueAssignment, JobResult
 
 register(
     Resource(
@@ -45,3 +45,4 @@ register(
         writable=False,
     )
 )
+register(Resource(JobHook, "extras/job-hooks", search=("name",)))
