@@ -159,6 +159,26 @@ def _is_reference(node: FieldNode) -> bool:
     return all(n.name.value in REFERENCE_FIELDS and not n.arguments for n in _fields(node.selection_set))
 
 
+def _reference_pieces(target: Resource, nodes) -> list | None:
+    """A hidden object's text as pieces around its id (None in the id's places): the reference
+    fields among `nodes`, or None when they name none."""
+    kept = [n for n in nodes if n.name.value in REFERENCE_FIELDS and not n.arguments]
+    if not kept:
+        return None
+    return [p.encode() if isinstance(p, str) else None for p in reference_text(target, kept, None).parts]
+
+
+def _hidden_text(pieces: list | None, pk: str, viewer) -> bytes:
+    if pieces is None or not viewer.references:
+        return b"null"
+    return b"".join(pk.encode() if p is None else p for p in pieces)
+
+
+def _narrowing(subset):
+    """The filter keeping an object query to the objects in `subset` (None: no filter)."""
+    return None if subset is None else (lambda queryset: queryset.filter(pk__in=subset))
+
+
 class ObjectPlan:
     """How to read objects of one resource for one selection set.
 
@@ -175,10 +195,12 @@ class ObjectPlan:
         # Column 0 is the id as text: loads, lists and tree paths are keyed by it.
         self.columns: list[str] = ["_id"]
         self.annotations: dict[str, object] = {"_id": jsonsql.IdText(F("pk"))}
-        self.loads: dict[str, tuple[ObjectPlan, int]] = {}  # slot -> (plan, column holding the id)
-        self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: JSON text}
-        # slot -> ({object type: plan}, app label column, model column, id column)
-        self.generics: dict[str, tuple[dict, int, int, int]] = {}
+        # slot -> (plan, column holding the id, the text of an object the viewer may not see)
+        self.loads: dict[str, tuple[ObjectPlan, int, list | None]] = {}
+        self.lists: dict[str, object] = {}  # slot -> callable(ids, base, viewer) -> {id: JSON text}
+        # slot -> ({object type: plan}, app label column, model column, id column, {object type: hidden text})
+        self.generics: dict[str, tuple[dict, int, int, int, dict]] = {}
+        self.inside: set[Resource] = set()  # resources whose objects show inside these objects
         self.tree = False  # whether this resource's tree paths are needed
         self.query = PreparedQuery(
             resource.model,
@@ -326,12 +348,14 @@ class ObjectPlan:
         reference = f"_gref(B, {label}, {self.col(id_field)}, {self.constant(keys)})"
         if not fragments:
             return self.value(text, reference)
-        plans = {}
+        plans, hidden = {}, {}
         for type_name, selections in fragments.items():
             target = resource_by_type_name(type_name)
             if target is None:
                 raise Unsupported(f"fragment on {type_name}")
             plans[target.object_type] = ObjectPlan(target, SelectionSetNode(selections=(*plain, *selections)))
+            hidden[target.object_type] = _reference_pieces(target, (*plain, *selections))
+            self.inside |= {target, *plans[target.object_type].inside}
         slot = f"generic{len(self.generics)}"
         pk = self.col(f"_{slot}", jsonsql.IdText(F(id_field)))
         self.generics[slot] = (
@@ -339,6 +363,7 @@ class ObjectPlan:
             self.columns.index(f"{type_field}__app_label"),
             self.columns.index(f"{type_field}__model"),
             self.columns.index(f"_{slot}"),
+            hidden,
         )
         # An object of a type no fragment names shows only the fields outside the fragments.
         text.py(f"(P[{slot!r}].get(({label}, {pk})) or _text({reference}))")
@@ -346,7 +371,7 @@ class ObjectPlan:
     def loaded_display(self, text: JsonText) -> None:
         load = self.resource.display.load
         slot = f"list{len(self.lists)}"
-        self.lists[slot] = lambda ids, base: {pk: dumps(label) for pk, label in load(ids).items()}
+        self.lists[slot] = lambda ids, base, viewer: {pk: dumps(label) for pk, label in load(ids).items()}
         text.py(f"P[{slot!r}].get(r[0], b'null')")
 
     def included_field(self, text: JsonText, spec, node: FieldNode) -> None:
@@ -358,7 +383,7 @@ class ObjectPlan:
             depth = int(argument.value.value)
         resource, included = self.resource, spec.included
 
-        def load(ids, base):
+        def load(ids, base, viewer):
             return {pk: dumps(value) for pk, value in included.load(resource, ids, base, depth).items()}
 
         slot = f"list{len(self.lists)}"
@@ -415,20 +440,25 @@ class ObjectPlan:
             )
         slot = f"load{len(self.loads)}"
         column = self.col(f"_{slot}", id_text)
-        self.loads[slot] = (ObjectPlan(target, node.selection_set), self.columns.index(f"_{slot}"))
+        plan = ObjectPlan(target, node.selection_set)
+        hidden = _reference_pieces(target, _fields(node.selection_set))
+        self.loads[slot] = (plan, self.columns.index(f"_{slot}"), hidden)
+        self.inside |= {target, *plan.inside}
         return text.py(f"P[{slot!r}].get({column}, b'null')")
 
     def list_field(self, text: JsonText, spec, node: FieldNode) -> None:
         """A list of related objects, loaded for the whole page with one query of (owner, member)
         pairs; members are written by the database where it can (references, content types)."""
+        target = resource_for(spec.target) if spec.kind != CONTENT_TYPES else None
         if spec.kind == REVERSE:  # objects whose foreign key points here: their own table pairs them
-            through, source, present = spec.target, spec.model_field.attname, {}
+            through, source, present, member_path = spec.target, spec.model_field.attname, {}, "pk"
             order = tuple(query.default_order(spec.target))
-            members = MemberPlan.compile(resource_for(spec.target), node, "pk")
+            members = MemberPlan.compile(target, node, "pk")
         else:
             through = spec.model_field.remote_field.through
             source = f"{spec.model_field.m2m_field_name()}_id"
             member = spec.model_field.m2m_reverse_field_name()
+            member_path = f"{member}_id"
             # A through table may hold rows for other relations (an address on a VM interface).
             present = {f"{member}__isnull": False}
             if spec.kind == CONTENT_TYPES:
@@ -437,7 +467,7 @@ class ObjectPlan:
                 members = MemberPlan(None, jsonsql.JsonBytes(jsonsql.JsonString(label)))
             else:
                 order = tuple(_related_order(member, o) for o in query.default_order(spec.target))
-                members = MemberPlan.compile(resource_for(spec.target), node, f"{member}_id")
+                members = MemberPlan.compile(target, node, f"{member}_id")
         # One query for the page (cheaper than a correlated subquery per row). Members come in
         # their own order; grouping by owner keeps it.
         pairs = PreparedQuery(
@@ -450,8 +480,16 @@ class ObjectPlan:
             ),
         )
 
-        def load(ids, base):
-            return members.group(pairs.rows(ids), base)
+        if target is not None:
+            self.inside |= {target, *(members.plan.inside if members.plan is not None else ())}
+
+        def load(ids, base, viewer):
+            # Members the viewer may not see are left out by the pair query itself.
+            subset = None if viewer is None or target is None else viewer.subset(target)
+            if subset is query.NOTHING:
+                return {}
+            narrow = None if subset is None else (lambda q: q.filter(**{f"{member_path}__in": subset}))
+            return members.group(pairs.rows(ids, narrow), base, viewer)
 
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
@@ -459,10 +497,14 @@ class ObjectPlan:
 
     # -- running ------------------------------------------------------------------------------
 
-    def fetch(self, ids: list[str], base: str) -> tuple[list, dict]:
-        """The rows of the given objects and everything their JSON texts refer to."""
+    def fetch(self, ids: list[str], base: str, viewer=None, subset=None) -> tuple[list, dict]:
+        """The rows of the given objects (those in `subset`, a query of ids, when given) and
+        everything their JSON texts refer to, as far as `viewer` may see it (None: all)."""
         # The many-to-many pairs are read beside the rows (they need only the ids).
-        calls = [partial(self.query.rows, ids), *(partial(load, ids, base) for load in self.lists.values())]
+        calls = [
+            partial(self.query.rows, ids, _narrowing(subset)),
+            *(partial(load, ids, base, viewer) for load in self.lists.values()),
+        ]
         rows, *lists = together.run_all(self.resource.model._default_manager.db, calls)
         if len(rows) > 1:
             position = {pk: index for index, pk in enumerate(ids)}
@@ -475,25 +517,35 @@ class ObjectPlan:
                 pk: (dumps(label), b"null" if depth is None else b"%d" % depth)
                 for pk, (label, depth) in paths.items()
             }
-        for slot, (plan, index) in self.loads.items():
-            loaded[slot] = plan.load({row[index] for row in rows}, base)
-        for slot, (plans, app, model, index) in self.generics.items():
+        for slot, (plan, index, hidden) in self.loads.items():
+            wanted = {row[index] for row in rows}
+            loaded[slot] = texts = plan.load(wanted, base, viewer)
+            if viewer is not None and viewer.subset(plan.resource) is not None:
+                texts.update((pk, _hidden_text(hidden, pk, viewer)) for pk in wanted - texts.keys() - {None})
+        for slot, (plans, app, model, index, hidden) in self.generics.items():
             wanted: dict[str, set] = {}
             for row in rows:
                 if row[app] is not None and row[index] is not None:
                     wanted.setdefault(f"{row[app]}.{row[model]}", set()).add(row[index])
-            loaded[slot] = {
-                (label, pk): text
-                for label, ids in wanted.items()
-                if label in plans
-                for pk, text in plans[label].load(ids, base).items()
-            }
+            texts = loaded[slot] = {}
+            for label, pks in wanted.items():
+                if label in plans:
+                    texts.update(
+                        ((label, pk), text) for pk, text in plans[label].load(pks, base, viewer).items()
+                    )
+                    if viewer is not None and viewer.subset(plans[label].resource) is not None:
+                        for pk in pks:
+                            texts.setdefault((label, pk), _hidden_text(hidden[label], pk, viewer))
         return rows, loaded
 
-    def load(self, ids: set, base: str) -> dict:
-        """{id: JSON text} for the given ids (related objects show whatever the list's filters)."""
+    def load(self, ids: set, base: str, viewer=None, narrow: bool = True) -> dict:
+        """{id: JSON text} for the given ids (related objects show whatever the list's filters),
+        those `viewer` may not see left out (unless `narrow` is false: already left out)."""
         ids.discard(None)
-        rows, loaded = self.fetch(list(ids), base)
+        subset = viewer.subset(self.resource) if viewer is not None and narrow else None
+        if subset is query.NOTHING or not ids:
+            return {}
+        rows, loaded = self.fetch(list(ids), base, viewer, subset)
         item = self.item
         return {row[0]: item(row, base, loaded) for row in rows}
 
@@ -531,20 +583,29 @@ class PreparedQuery:
         self.parameter = parameter  # (connection, value) -> what the database is sent for the slot
         self.compiled: dict[str, tuple] = {}  # database alias -> (sql, params, converters, compiler)
 
-    def rows(self, value) -> list:
+    def rows(self, value, narrow=None) -> list:
+        """The rows for `value`; `narrow` (queryset -> queryset) adds a condition of this request
+        only (a user's permissions), so that query is compiled for it alone."""
         if not value:
             return []
         connection = connections[self.model._default_manager.db]
-        compiled = self.compiled.get(connection.alias)
+        compiled = self.compiled.get(connection.alias) if narrow is None else None
         if compiled is None:
-            compiler = self.make_queryset().query.get_compiler(connection=connection)
-            sql, params = compiler.as_sql()
-            converters = compiler.get_converters([column for column, _, _ in compiler.select])
-            compiled = self.compiled[connection.alias] = (sql, params, converters, compiler)
+            queryset = self.make_queryset()
+            compiled = _compiled(queryset if narrow is None else narrow(queryset), connection)
+            if narrow is None:
+                self.compiled[connection.alias] = compiled
         sql, params, converters, compiler = compiled
         value = self.parameter(connection, value)
         rows = fetch_all(connection, sql, [value if p is jsonsql.SLOT else p for p in params])
         return list(compiler.apply_converters(rows, converters)) if converters else rows
+
+
+def _compiled(queryset, connection) -> tuple:
+    compiler = queryset.query.get_compiler(connection=connection)
+    sql, params = compiler.as_sql()
+    converters = compiler.get_converters([column for column, _, _ in compiler.select])
+    return sql, params, converters, compiler
 
 
 def fetch_all(connection, sql: str, params: list) -> list:
@@ -587,11 +648,11 @@ class MemberPlan:
             return cls(None, id_text, [p.encode() if isinstance(p, str) else None for p in pieces])
         return cls(ObjectPlan(target, node.selection_set), id_text)
 
-    def group(self, pairs: list, base: str) -> dict:
+    def group(self, pairs: list, base: str, viewer=None) -> dict:
         if self.plan is not None or self.reference is not None:
             members = {member for _, member in pairs}
             if self.plan is not None:
-                texts = self.plan.load(members, base)
+                texts = self.plan.load(members, base, viewer, narrow=False)
             else:
                 texts = {m: b"".join(m.encode() if p is None else p for p in self.reference) for m in members}
             pairs = [(owner, texts[member]) for owner, member in pairs]
@@ -619,10 +680,12 @@ class RootPlan:
         if self.kind == "delete":
             return perform(self.kind, self.resource, context, arguments)
         plan = self.objects
+        viewer = context.viewer()
+        viewer.prime(plan.inside)
         if self.kind in ("create", "update"):
             # Written objects are read back through the plan, in input order.
             written = perform(self.kind, self.resource, context, arguments)
-            loaded = plan.load({str(obj.pk) for obj in written}, context.base_url)
+            loaded = plan.load({str(obj.pk) for obj in written}, context.base_url, viewer, narrow=False)
             return [orjson.Fragment(loaded[str(obj.pk)]) for obj in written]
         # The page (filters, permissions, order, limit) is one small query for ids; the plan
         # renders exactly those rows.
@@ -631,7 +694,7 @@ class RootPlan:
             page = query.list_queryset(self.resource, user, arguments, ids)
         else:
             page = query.single_queryset(self.resource, user, arguments["id"], ids)
-        rows, loaded = plan.fetch(list(page.values_list("_id", flat=True)), context.base_url)
+        rows, loaded = plan.fetch(list(page.values_list("_id", flat=True)), context.base_url, viewer)
         built = plan.build(rows, context.base_url, loaded)
         if self.kind == "single":
             return built[0] if built else None

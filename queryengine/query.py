@@ -74,6 +74,44 @@ def restricted(resource: Resource, user):
     return within(queryset, rows)
 
 
+NOTHING = "nothing"  # a subset: the user may read no object of the resource
+
+
+class Viewer:
+    """Which objects of each resource one request may see inside other objects: related objects
+    at any depth and lists of related objects, narrowed inside the queries that read them.
+
+    A resource the user reads in full (superusers, model permissions, exempt types) has no
+    subset, so its queries stay exactly as they are. `references` picks how a related object
+    the user may not see is shown: its reference (REST: id, object_type and url, what the row
+    holds and depth 0 shows) or null (GraphQL, whose selected fields cannot be left out).
+    """
+
+    def __init__(self, user, references: bool = False):
+        self.user = user
+        self.references = references
+        self.subsets: dict[Resource, object] = {}
+
+    def subset(self, resource: Resource):
+        """None (every object), NOTHING, or a queryset of the readable objects' ids."""
+        if resource not in self.subsets:
+            rows = visible_rows(resource, self.user)
+            if rows is None:
+                value = NOTHING
+            elif not rows and resource.scope is None:
+                value = None
+            else:
+                value = restricted(resource, self.user).values("pk")
+            self.subsets[resource] = value
+        return self.subsets[resource]
+
+    def prime(self, resources) -> None:
+        """Work the subsets out now, on the request's thread: reads that run alongside on other
+        threads then find them ready (and the permissions are still read once)."""
+        for resource in resources:
+            self.subset(resource)
+
+
 def filtered(resource: Resource, user, arguments: dict):
     filters = {k: v for k, v in arguments.items() if k not in PAGING_ARGUMENTS}
     unknown = [k for k in filters if k not in filters_of(resource)]
