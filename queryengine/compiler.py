@@ -9,6 +9,11 @@ tree paths take one query each per page. Rows leave as orjson fragments: the res
 embeds them without parsing. The result is byte for byte what the generic executor produces for
 the same document; documents outside the compilable subset (fragments, directives, custom
 resolvers) return None and run on the generic executor.
+
+Plans are shared by every caller; what one caller may view (query.Viewer) is applied when a plan
+runs: objects shown inside others and members of related lists are narrowed in the queries that
+read them, which are then compiled for that request alone. Callers who may view every object of
+a type run the prepared queries unchanged.
 """
 
 from __future__ import annotations
