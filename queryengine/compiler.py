@@ -389,7 +389,8 @@ class ObjectPlan:
         resource, included = self.resource, spec.included
 
         def load(ids, base, viewer):
-            return {pk: dumps(value) for pk, value in included.load(resource, ids, base, depth).items()}
+            values = included.load(resource, ids, base, depth, viewer)
+            return {pk: dumps(value) for pk, value in values.items()}
 
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
@@ -561,14 +562,19 @@ def _selection_plan(resource: Resource, fields: str) -> ObjectPlan:
     return ObjectPlan(resource, document.definitions[0].selection_set.selections[0].selection_set)
 
 
-def object_texts(resource: Resource, depth: int, ids, base: str) -> dict[str, bytes]:
+def object_texts(resource: Resource, depth: int, ids, base: str, viewer=None) -> dict[str, bytes]:
     """{id: JSON text} of objects shown nested at `depth` (spec §4.6: what a related object
-    shows), for values that hold objects of several types, such as relationship peers."""
+    shows), for values that hold objects of several types, such as relationship peers; one
+    `viewer` may not see shows as its reference or null (as a foreign key's would)."""
     from .documents import selection
 
-    return _selection_plan(resource, selection(resource, depth, top=False)).load(
-        {str(pk) for pk in ids}, base
-    )
+    wanted = {str(pk) for pk in ids}
+    texts = _selection_plan(resource, selection(resource, depth, top=False)).load(set(wanted), base, viewer)
+    if viewer is not None and viewer.subset(resource) is not None:
+        for pk in wanted - texts.keys():
+            shown = {"id": pk, "object_type": resource.object_type, "url": f"{base}{resource.route}/{pk}/"}
+            texts[pk] = dumps(shown) if viewer.references else b"null"
+    return texts
 
 
 def display_labels(resource: Resource, ids) -> dict[str, str]:

@@ -137,7 +137,8 @@ def generic_ref(context, object_type: str | None, pk):
 def included_value(resource: Resource, included, pk, context, depth: int):
     """An `include=` value of one object: its page loader asked for a page of one."""
     key = str(pk)
-    return included.load(resource, [key], context.base_url, depth).get(key, included.empty())
+    values = included.load(resource, [key], context.base_url, depth, context.viewer())
+    return values.get(key, included.empty())
 
 
 TYPES: dict[str, type] = {}

@@ -185,3 +185,27 @@ def test_superuser_sql_is_unchanged_and_constrained_counts_are_flat(sample, monk
     one, many = _statements(api, {"depth": 2, "limit": 1}), _statements(api, {"depth": 2, "limit": 100})
     assert len(one) == len(many)
     assert sum("users_objectpermission" in sql for sql in many) == 1
+
+
+def test_included_values_follow_the_permissions(sample):
+    """`include=relationships` peers are a list of related objects; a cable's terminations are
+    its related objects."""
+    user, api = account()
+    grant(user, ["tenancy.tenant"], ["view"], {"name": "Acme"})
+    params = {"include": "relationships", "depth": 1, "name": "Acme"}
+
+    def peers(caller):
+        (acme,) = caller.json("/api/tenancy/tenants/", params)["results"]
+        return [peer["name"] for peer in acme["relationships"]["affiliates"]["destination"]["objects"]]
+
+    assert peers(Api(SUPERUSER_KEY)) == ["globex"]
+    assert peers(api) == []
+    grant(user, ["tenancy.tenant"], ["view"], {"name": "globex"})
+    assert peers(api) == ["globex"]
+    # Terminations of a cable the user may view, on interfaces they may not.
+    _, api = account("dcim.view_cable", "extras.view_status")
+    cables = api.json("/api/dcim/cables/", {"depth": 1})["results"]
+    ends = [end for cable in cables for end in cable["terminations"].values() if end is not None]
+    assert ends and all(set(end) == {"id", "object_type", "url"} for end in ends)
+    full = Api(SUPERUSER_KEY).json("/api/dcim/cables/", {"depth": 1})["results"]
+    assert any("name" in end for cable in full for end in cable["terminations"].values() if end)
