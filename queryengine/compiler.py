@@ -179,9 +179,17 @@ def _hidden_text(pieces: list | None, pk: str, viewer) -> bytes:
     return b"".join(pk.encode() if p is None else p for p in pieces)
 
 
-def _narrowing(subset):
-    """The filter keeping an object query to the objects in `subset` (None: no filter)."""
-    return None if subset is None else (lambda queryset: queryset.filter(pk__in=subset))
+def _swapped(expression, swap: dict):
+    """`expression` with the nodes `swap` names (by id) replaced, copying only what changes."""
+    if id(expression) in swap:
+        return swap[id(expression)]
+    sources = expression.get_source_expressions() if hasattr(expression, "get_source_expressions") else []
+    changed = [None if e is None else _swapped(e, swap) for e in sources]
+    if all(a is b for a, b in zip(changed, sources, strict=True)):
+        return expression
+    copy = expression.copy()
+    copy.set_source_expressions(changed)
+    return copy
 
 
 class ObjectPlan:
@@ -205,17 +213,11 @@ class ObjectPlan:
         self.lists: dict[str, object] = {}  # slot -> callable(ids, base, viewer) -> {id: JSON text}
         # slot -> ({object type: plan}, app label column, model column, id column, {object type: hidden text})
         self.generics: dict[str, tuple[dict, int, int, int, dict]] = {}
-        self.inside: set[Resource] = set()  # resources whose objects show inside these objects
+        self.inside: set[Resource] = set()  # resources whose objects show (or count) in these objects
         self.tree = False  # whether this resource's tree paths are needed
-        self.query = PreparedQuery(
-            resource.model,
-            lambda: (
-                resource.model._default_manager.filter(jsonsql.IdIn(F("pk")))
-                .annotate(**self.annotations)
-                .values_list(*self.columns)
-                .order_by()
-            ),
-        )
+        # Derived counts: (the expression in the texts, count name, counted resource).
+        self.counts: list[tuple[object, str, Resource]] = []
+        self.query = PreparedQuery(resource.model, lambda: self.queryset(self.annotations))
         self.namespace: dict[str, object] = {
             "_gref": _generic_ref_projection,
             "_NOPATH": _NO_TREE_PATH,
@@ -236,6 +238,31 @@ class ObjectPlan:
         exec(compile(source, f"<plan {resource.list_field}>", "exec"), self.namespace)  # noqa: S102
         self.build = self.namespace["build"]
         self.item = self.namespace["item"]
+
+    def queryset(self, annotations: dict):
+        return (
+            self.resource.model._default_manager.filter(jsonsql.IdIn(F("pk")))
+            .annotate(**annotations)
+            .values_list(*self.columns)
+            .order_by()
+        )
+
+    def viewed_queryset(self, viewer, subset):
+        """The row query of a caller who may not view every object involved: only the objects
+        in `subset` (None: all asked for), counting only the objects they may view. None when
+        that is the prepared query."""
+        swap = {}
+        for expression, name, counted in self.counts if viewer is not None else ():
+            narrowed = viewer.subset(counted)
+            if narrowed is not None:
+                swap[id(expression)] = Cast(
+                    query.count_expression(self.resource, name, narrowed), TextField()
+                )
+        if subset is None and not swap:
+            return None
+        annotations = {key: _swapped(value, swap) for key, value in self.annotations.items()}
+        queryset = self.queryset(annotations)
+        return queryset if subset is None else queryset.filter(pk__in=subset)
 
     # -- compiling ----------------------------------------------------------------------------
 
@@ -313,7 +340,12 @@ class ObjectPlan:
         if name in resource.counts:
             if resource.count_source(name) is None:  # counted model not installed: always 0
                 return text.const("0")
-            return text.sql(Cast(query.count_expression(resource, name), TextField()))
+            expression = Cast(query.count_expression(resource, name), TextField())
+            counted = resource_for(resource.count_source(name)[0])
+            if counted is not None:
+                self.counts.append((expression, name, counted))
+                self.inside.add(counted)
+            return text.sql(expression)
         if name in resource.timestamps:
             return self.scalar(text, resource.model._meta.get_field(name))
         spec = next((f for f in resource.fields if f.name == name), None)
@@ -494,8 +526,10 @@ class ObjectPlan:
             subset = None if viewer is None or target is None else viewer.subset(target)
             if subset is query.NOTHING:
                 return {}
-            narrow = None if subset is None else (lambda q: q.filter(**{f"{member_path}__in": subset}))
-            return members.group(pairs.rows(ids, narrow), base, viewer)
+            narrowed = (
+                None if subset is None else pairs.make_queryset().filter(**{f"{member_path}__in": subset})
+            )
+            return members.group(pairs.rows(ids, narrowed), base, viewer)
 
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
@@ -508,7 +542,7 @@ class ObjectPlan:
         everything their JSON texts refer to, as far as `viewer` may see it (None: all)."""
         # The many-to-many pairs are read beside the rows (they need only the ids).
         calls = [
-            partial(self.query.rows, ids, _narrowing(subset)),
+            partial(self.query.rows, ids, self.viewed_queryset(viewer, subset)),
             *(partial(load, ids, base, viewer) for load in self.lists.values()),
         ]
         rows, *lists = together.run_all(self.resource.model._default_manager.db, calls)
@@ -594,17 +628,16 @@ class PreparedQuery:
         self.parameter = parameter  # (connection, value) -> what the database is sent for the slot
         self.compiled: dict[str, tuple] = {}  # database alias -> (sql, params, converters, compiler)
 
-    def rows(self, value, narrow=None) -> list:
-        """The rows for `value`; `narrow` (queryset -> queryset) adds a condition of this request
-        only (a user's permissions), so that query is compiled for it alone."""
+    def rows(self, value, queryset=None) -> list:
+        """The rows for `value`; `queryset`, when given, replaces the prepared one for this
+        request only (it holds a user's permissions) and is compiled for it alone."""
         if not value:
             return []
         connection = connections[self.model._default_manager.db]
-        compiled = self.compiled.get(connection.alias) if narrow is None else None
+        compiled = self.compiled.get(connection.alias) if queryset is None else None
         if compiled is None:
-            queryset = self.make_queryset()
-            compiled = _compiled(queryset if narrow is None else narrow(queryset), connection)
-            if narrow is None:
+            compiled = _compiled(self.make_queryset() if queryset is None else queryset, connection)
+            if queryset is None:
                 self.compiled[connection.alias] = compiled
         sql, params, converters, compiler = compiled
         value = self.parameter(connection, value)

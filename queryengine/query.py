@@ -15,7 +15,7 @@ from django.db.models.functions import Coalesce
 from .filters import Filter, FilterError, apply_filters, build_filters
 from .jsonsql import IdIn, IdText
 from .permissions import allowed_rows, within
-from .registry import FOREIGN_KEY, SCALAR, Resource
+from .registry import FOREIGN_KEY, SCALAR, Resource, resource_for
 
 PAGING_ARGUMENTS = ("limit", "offset", "order_by")
 
@@ -170,28 +170,31 @@ def single_queryset(resource: Resource, user, pk, annotations: dict | None = Non
     return queryset.annotate(**annotations) if annotations else queryset
 
 
-def count_expression(resource: Resource, name: str):
-    """A correlated COUNT subquery for a derived count (zero while the model does not exist)."""
+def count_expression(resource: Resource, name: str, subset=None):
+    """A correlated COUNT subquery for a derived count (zero while the model does not exist),
+    of the objects in `subset` when given (a Viewer's)."""
     source = resource.count_source(name)
-    if source is None:
+    if source is None or subset is NOTHING:
         return Value(0, output_field=IntegerField())
     model, fk = source
-    counted = (
-        model._default_manager.filter(**{fk: OuterRef("pk")})
-        .order_by()
-        .values(fk)
-        .annotate(c=Count("*"))
-        .values("c")
-    )
+    counted = model._default_manager.filter(**{fk: OuterRef("pk")})
+    if subset is not None:
+        counted = counted.filter(pk__in=subset)
+    counted = counted.order_by().values(fk).annotate(c=Count("*")).values("c")
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
-def count_value(resource: Resource, name: str, obj) -> int:
+def count_value(resource: Resource, name: str, obj, viewer=None) -> int:
     source = resource.count_source(name)
     if source is None:
         return 0
     model, fk = source
-    return model._default_manager.filter(**{fk: obj.pk}).count()
+    counted = model._default_manager.filter(**{fk: obj.pk})
+    target = resource_for(model) if viewer is not None else None
+    subset = None if target is None else viewer.subset(target)
+    if subset is NOTHING:
+        return 0
+    return (counted if subset is None else counted.filter(pk__in=subset)).count()
 
 
 TREE_ARROW = " → "

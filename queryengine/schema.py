@@ -160,7 +160,9 @@ def _field_attrs(resource: Resource) -> dict:
     if resource.is_tree:
         attrs["tree_depth"] = graphene.Int(resolver=lambda root, info: len(root.ancestors()))
     for name in resource.counts:
-        attrs[name] = graphene.Int(resolver=lambda root, info, _n=name: query.count_value(resource, _n, root))
+        attrs[name] = graphene.Int(
+            resolver=lambda root, info, _n=name: query.count_value(resource, _n, root, info.context.viewer())
+        )
     for spec in resource.fields:
         name = spec.name
         if spec.kind == FOREIGN_KEY:

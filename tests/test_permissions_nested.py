@@ -138,6 +138,7 @@ GENERIC_QUERIES = [
     "{ locations { name tenant { name tenant_group { name } } tags { name } } }",
     "{ devices { name tenant { name } location { name tenant { id name } parent { name } } tags { name } } }",
     "{ ip_addresses { dns_name tenant { name } nat_outside_list { dns_name tenant { name } } } }",
+    "{ tenant_groups { name tenant_count } }",
 ]
 
 
@@ -145,7 +146,9 @@ GENERIC_QUERIES = [
 def test_generic_executor_agrees(sample, tenant_viewer, text):
     """Hand-written documents can run on graphql-core's executor: it hides the same objects."""
     user, _ = tenant_viewer
-    user.user_permissions.add(*_permissions("dcim.view_device", "ipam.view_ipaddress"))
+    user.user_permissions.add(
+        *_permissions("dcim.view_device", "ipam.view_ipaddress", "tenancy.view_tenantgroup")
+    )
     user = type(user).objects.get(pk=user.pk)  # permissions read afresh
     compiled = engine.run(text, None, RequestContext(user=user, base_url="http://testserver/api/"))
     generic = engine.run(
@@ -209,3 +212,15 @@ def test_included_values_follow_the_permissions(sample):
     assert ends and all(set(end) == {"id", "object_type", "url"} for end in ends)
     full = Api(SUPERUSER_KEY).json("/api/dcim/cables/", {"depth": 1})["results"]
     assert any("name" in end for cable in full for end in cable["terminations"].values() if end)
+
+
+def test_derived_counts_count_what_the_caller_may_view(sample, tenant_viewer):
+    user, api = tenant_viewer
+    user.user_permissions.add(*_permissions("tenancy.view_tenantgroup"))
+    path, params = "/api/tenancy/tenant-groups/", {"limit": 100}
+    full = {g["name"]: g["tenant_count"] for g in Api(SUPERUSER_KEY).json(path, params)["results"]}
+    assert full["Customers"] == 1 and full["Enterprise"] == 1
+    shown = {g["name"]: g["tenant_count"] for g in api.json(path, params)["results"]}
+    assert shown == {**full, "Customers": 0}  # Initech is outside the constraint
+    text = "{ tenant_groups { name tenant_count } }"
+    assert {g["name"]: g["tenant_count"] for g in graphql(api, text)["data"]["tenant_groups"]} == shown
