@@ -118,7 +118,7 @@ def related_object(root, info, name: str, target: Resource):
     """A foreign key's object, or None when the caller may not see it."""
     subset = info.context.viewer().subset(target)
     if subset is None:
-        return getattr(root, name)
+        return getattr(root, name, None)  # an absent reverse one-to-one: None
     if subset is query.NOTHING:
         return None
     field = root._meta.get_field(name)
