@@ -9,11 +9,15 @@ tree paths take one query each per page. Rows leave as orjson fragments: the res
 embeds them without parsing. The result is byte for byte what the generic executor produces for
 the same document; documents outside the compilable subset (fragments, directives, custom
 resolvers) return None and run on the generic executor.
+
+Plans are shared by every caller; what one caller may view (query.Viewer) is applied when a plan
+runs: objects shown inside others and members of related lists are narrowed in the queries that
+read them, which are then compiled for that request alone. Callers who may view every object of
+a type run the prepared queries unchanged.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
@@ -36,10 +40,10 @@ from graphql import (
     parse,
 )
 from graphql.execution.values import get_argument_values, get_variable_values
-from psycopg.types.string import StrDumper
 
 from . import jsonsql, query, together
 from .mutations import mutation_fields, perform
+from .prepared import PreparedQuery
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -70,17 +74,6 @@ def _generic_ref_projection(base, label, pk, keys):
         return None
     full = {"id": pk, "object_type": label, "url": f"{base}{target.route}/{pk}/"}
     return {response_key: full[name] for response_key, name in keys}
-
-
-def existing_objects(wanted: dict[str, set]) -> set[tuple[str, str]]:
-    """Which of {object type: ids} still exist, as (object type, id) pairs."""
-    found = set()
-    for label, ids in wanted.items():
-        target = resource_by_object_type(label)
-        if target is not None:
-            pks = target.model._default_manager.filter(pk__in=ids).values_list("pk", flat=True)
-            found.update((label, str(pk)) for pk in pks)
-    return found
 
 
 def _related_order(member: str, order: str) -> str:
@@ -170,6 +163,34 @@ def _is_reference(node: FieldNode) -> bool:
     return all(n.name.value in REFERENCE_FIELDS and not n.arguments for n in _fields(node.selection_set))
 
 
+def _reference_pieces(target: Resource, nodes) -> list | None:
+    """A hidden object's text as pieces around its id (None in the id's places): the reference
+    fields among `nodes`, or None when they name none."""
+    kept = [n for n in nodes if n.name.value in REFERENCE_FIELDS and not n.arguments]
+    if not kept:
+        return None
+    return [p.encode() if isinstance(p, str) else None for p in reference_text(target, kept, None).parts]
+
+
+def _hidden_text(pieces: list | None, pk: str, viewer) -> bytes:
+    if pieces is None or not viewer.references:
+        return b"null"
+    return b"".join(pk.encode() if p is None else p for p in pieces)
+
+
+def _swapped(expression, swap: dict):
+    """`expression` with the nodes `swap` names (by id) replaced, copying only what changes."""
+    if id(expression) in swap:
+        return swap[id(expression)]
+    sources = expression.get_source_expressions() if hasattr(expression, "get_source_expressions") else []
+    changed = [None if e is None else _swapped(e, swap) for e in sources]
+    if all(a is b for a, b in zip(changed, sources, strict=True)):
+        return expression
+    copy = expression.copy()
+    copy.set_source_expressions(changed)
+    return copy
+
+
 class ObjectPlan:
     """How to read objects of one resource for one selection set.
 
@@ -186,20 +207,17 @@ class ObjectPlan:
         # Column 0 is the id as text: loads, lists and tree paths are keyed by it.
         self.columns: list[str] = ["_id"]
         self.annotations: dict[str, object] = {"_id": jsonsql.IdText(F("pk"))}
-        self.loads: dict[str, tuple[ObjectPlan, int]] = {}  # slot -> (plan, column holding the id)
-        self.lists: dict[str, object] = {}  # slot -> callable(ids, base) -> {id: JSON text}
-        # slot -> ({object type: plan}, app label column, model column, id column, dangling)
-        self.generics: dict[str, tuple[dict, int, int, int, bool]] = {}
+        # slot -> (plan, column holding the id, the text of an object the viewer may not see)
+        self.loads: dict[str, tuple[ObjectPlan, int, list | None]] = {}
+        self.lists: dict[str, object] = {}  # slot -> callable(ids, base, viewer) -> {id: JSON text}
+        # slot -> ({object type: plan}, app label column, model column, id column,
+        #          {object type: hidden text}, dangling)
+        self.generics: dict[str, tuple[dict, int, int, int, dict, bool]] = {}
+        self.inside: set[Resource] = set()  # resources whose objects show (or count) in these objects
         self.tree = False  # whether this resource's tree paths are needed
-        self.query = PreparedQuery(
-            resource.model,
-            lambda: (
-                resource.model._default_manager.filter(jsonsql.IdIn(F("pk")))
-                .annotate(**self.annotations)
-                .values_list(*self.columns)
-                .order_by()
-            ),
-        )
+        # Derived counts: (the expression in the texts, count name, counted resource).
+        self.counts: list[tuple[object, str, Resource]] = []
+        self.query = PreparedQuery(resource.model, lambda: self.queryset(self.annotations))
         self.namespace: dict[str, object] = {
             "_gref": _generic_ref_projection,
             "_NOPATH": _NO_TREE_PATH,
@@ -220,6 +238,31 @@ class ObjectPlan:
         exec(compile(source, f"<plan {resource.list_field}>", "exec"), self.namespace)  # noqa: S102
         self.build = self.namespace["build"]
         self.item = self.namespace["item"]
+
+    def queryset(self, annotations: dict):
+        return (
+            self.resource.model._default_manager.filter(jsonsql.IdIn(F("pk")))
+            .annotate(**annotations)
+            .values_list(*self.columns)
+            .order_by()
+        )
+
+    def viewed_queryset(self, viewer, subset):
+        """The row query of a caller who may not view every object involved: only the objects
+        in `subset` (None: all asked for), counting only the objects they may view. None when
+        that is the prepared query."""
+        swap = {}
+        for expression, name, counted in self.counts if viewer is not None else ():
+            narrowed = viewer.subset(counted)
+            if narrowed is not None:
+                swap[id(expression)] = Cast(
+                    query.count_expression(self.resource, name, narrowed), TextField()
+                )
+        if subset is None and not swap:
+            return None
+        annotations = {key: _swapped(value, swap) for key, value in self.annotations.items()}
+        queryset = self.queryset(annotations)
+        return queryset if subset is None else queryset.filter(pk__in=subset)
 
     # -- compiling ----------------------------------------------------------------------------
 
@@ -297,7 +340,12 @@ class ObjectPlan:
         if name in resource.counts:
             if resource.count_source(name) is None:  # counted model not installed: always 0
                 return text.const("0")
-            return text.sql(Cast(query.count_expression(resource, name), TextField()))
+            expression = Cast(query.count_expression(resource, name), TextField())
+            counted = resource_for(resource.count_source(name)[0])
+            if counted is not None:
+                self.counts.append((expression, name, counted))
+                self.inside.add(counted)
+            return text.sql(expression)
         if name in resource.timestamps:
             return self.scalar(text, resource.model._meta.get_field(name))
         spec = next((f for f in resource.fields if f.name == name), None)
@@ -340,12 +388,14 @@ class ObjectPlan:
         dangling = spec.name in self.resource.dangling
         if not fragments and not dangling:
             return self.value(text, reference)
-        plans = {}
+        plans, hidden = {}, {}
         for type_name, selections in fragments.items():
             target = resource_by_type_name(type_name)
             if target is None:
                 raise Unsupported(f"fragment on {type_name}")
             plans[target.object_type] = ObjectPlan(target, SelectionSetNode(selections=(*plain, *selections)))
+            hidden[target.object_type] = _reference_pieces(target, (*plain, *selections))
+            self.inside |= {target, *plans[target.object_type].inside}
         slot = f"generic{len(self.generics)}"
         pk = self.col(f"_{slot}", jsonsql.IdText(F(id_field)))
         self.generics[slot] = (
@@ -353,6 +403,7 @@ class ObjectPlan:
             self.columns.index(f"{type_field}__app_label"),
             self.columns.index(f"{type_field}__model"),
             self.columns.index(f"_{slot}"),
+            hidden,
             dangling,
         )
         # An object of a type no fragment names shows only the fields outside the fragments.
@@ -364,7 +415,7 @@ class ObjectPlan:
     def loaded_display(self, text: JsonText) -> None:
         load = self.resource.display.load
         slot = f"list{len(self.lists)}"
-        self.lists[slot] = lambda ids, base: {pk: dumps(label) for pk, label in load(ids).items()}
+        self.lists[slot] = lambda ids, base, viewer: {pk: dumps(label) for pk, label in load(ids).items()}
         text.py(f"P[{slot!r}].get(r[0], b'null')")
 
     def included_field(self, text: JsonText, spec, node: FieldNode) -> None:
@@ -376,8 +427,9 @@ class ObjectPlan:
             depth = int(argument.value.value)
         resource, included = self.resource, spec.included
 
-        def load(ids, base):
-            return {pk: dumps(value) for pk, value in included.load(resource, ids, base, depth).items()}
+        def load(ids, base, viewer):
+            values = included.load(resource, ids, base, depth, viewer)
+            return {pk: dumps(value) for pk, value in values.items()}
 
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
@@ -433,20 +485,25 @@ class ObjectPlan:
             )
         slot = f"load{len(self.loads)}"
         column = self.col(f"_{slot}", id_text)
-        self.loads[slot] = (ObjectPlan(target, node.selection_set), self.columns.index(f"_{slot}"))
+        plan = ObjectPlan(target, node.selection_set)
+        hidden = _reference_pieces(target, _fields(node.selection_set))
+        self.loads[slot] = (plan, self.columns.index(f"_{slot}"), hidden)
+        self.inside |= {target, *plan.inside}
         return text.py(f"P[{slot!r}].get({column}, b'null')")
 
     def list_field(self, text: JsonText, spec, node: FieldNode) -> None:
         """A list of related objects, loaded for the whole page with one query of (owner, member)
         pairs; members are written by the database where it can (references, content types)."""
+        target = resource_for(spec.target) if spec.kind != CONTENT_TYPES else None
         if spec.kind == REVERSE:  # objects whose foreign key points here: their own table pairs them
-            through, source, present = spec.target, spec.model_field.attname, {}
+            through, source, present, member_path = spec.target, spec.model_field.attname, {}, "pk"
             order = tuple(query.default_order(spec.target))
-            members = MemberPlan.compile(resource_for(spec.target), node, "pk")
+            members = MemberPlan.compile(target, node, "pk")
         else:
             through = spec.model_field.remote_field.through
             source = f"{spec.model_field.m2m_field_name()}_id"
             member = spec.model_field.m2m_reverse_field_name()
+            member_path = f"{member}_id"
             # A through table may hold rows for other relations (an address on a VM interface).
             present = {f"{member}__isnull": False}
             if spec.kind == CONTENT_TYPES:
@@ -455,7 +512,7 @@ class ObjectPlan:
                 members = MemberPlan(None, jsonsql.JsonBytes(jsonsql.JsonString(label)))
             else:
                 order = tuple(_related_order(member, o) for o in query.default_order(spec.target))
-                members = MemberPlan.compile(resource_for(spec.target), node, f"{member}_id")
+                members = MemberPlan.compile(target, node, f"{member}_id")
         # One query for the page (cheaper than a correlated subquery per row). Members come in
         # their own order; grouping by owner keeps it.
         pairs = PreparedQuery(
@@ -468,8 +525,18 @@ class ObjectPlan:
             ),
         )
 
-        def load(ids, base):
-            return members.group(pairs.rows(ids), base)
+        if target is not None:
+            self.inside |= {target, *(members.plan.inside if members.plan is not None else ())}
+
+        def load(ids, base, viewer):
+            # Members the viewer may not see are left out by the pair query itself.
+            subset = None if viewer is None or target is None else viewer.subset(target)
+            if subset is query.NOTHING:
+                return {}
+            narrowed = (
+                None if subset is None else pairs.make_queryset().filter(**{f"{member_path}__in": subset})
+            )
+            return members.group(pairs.rows(ids, narrowed), base, viewer)
 
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
@@ -477,10 +544,14 @@ class ObjectPlan:
 
     # -- running ------------------------------------------------------------------------------
 
-    def fetch(self, ids: list[str], base: str) -> tuple[list, dict]:
-        """The rows of the given objects and everything their JSON texts refer to."""
+    def fetch(self, ids: list[str], base: str, viewer=None, subset=None) -> tuple[list, dict]:
+        """The rows of the given objects (those in `subset`, a query of ids, when given) and
+        everything their JSON texts refer to, as far as `viewer` may see it (None: all)."""
         # The many-to-many pairs are read beside the rows (they need only the ids).
-        calls = [partial(self.query.rows, ids), *(partial(load, ids, base) for load in self.lists.values())]
+        calls = [
+            partial(self.query.rows, ids, self.viewed_queryset(viewer, subset)),
+            *(partial(load, ids, base, viewer) for load in self.lists.values()),
+        ]
         rows, *lists = together.run_all(self.resource.model._default_manager.db, calls)
         if len(rows) > 1:
             position = {pk: index for index, pk in enumerate(ids)}
@@ -493,27 +564,37 @@ class ObjectPlan:
                 pk: (dumps(label), b"null" if depth is None else b"%d" % depth)
                 for pk, (label, depth) in paths.items()
             }
-        for slot, (plan, index) in self.loads.items():
-            loaded[slot] = plan.load({row[index] for row in rows}, base)
-        for slot, (plans, app, model, index, dangling) in self.generics.items():
+        for slot, (plan, index, hidden) in self.loads.items():
+            wanted = {row[index] for row in rows}
+            loaded[slot] = texts = plan.load(wanted, base, viewer)
+            if viewer is not None and viewer.subset(plan.resource) is not None:
+                texts.update((pk, _hidden_text(hidden, pk, viewer)) for pk in wanted - texts.keys() - {None})
+        for slot, (plans, app, model, index, hidden, dangling) in self.generics.items():
             wanted: dict[str, set] = {}
             for row in rows:
                 if row[app] is not None and row[index] is not None:
                     wanted.setdefault(f"{row[app]}.{row[model]}", set()).add(row[index])
-            loaded[slot] = {
-                (label, pk): text
-                for label, ids in wanted.items()
-                if label in plans
-                for pk, text in plans[label].load(ids, base).items()
-            }
+            texts = loaded[slot] = {}
+            for label, pks in wanted.items():
+                if label in plans:
+                    texts.update(
+                        ((label, pk), text) for pk, text in plans[label].load(pks, base, viewer).items()
+                    )
+                    if viewer is not None and viewer.subset(plans[label].resource) is not None:
+                        for pk in pks:
+                            texts.setdefault((label, pk), _hidden_text(hidden[label], pk, viewer))
             if dangling:
-                loaded[slot + "?"] = existing_objects(wanted)
+                loaded[slot + "?"] = query.existing_objects(wanted)
         return rows, loaded
 
-    def load(self, ids: set, base: str) -> dict:
-        """{id: JSON text} for the given ids (related objects show whatever the list's filters)."""
+    def load(self, ids: set, base: str, viewer=None, narrow: bool = True) -> dict:
+        """{id: JSON text} for the given ids (related objects show whatever the list's filters),
+        those `viewer` may not see left out (unless `narrow` is false: already left out)."""
         ids.discard(None)
-        rows, loaded = self.fetch(list(ids), base)
+        subset = viewer.subset(self.resource) if viewer is not None and narrow else None
+        if subset is query.NOTHING or not ids:
+            return {}
+        rows, loaded = self.fetch(list(ids), base, viewer, subset)
         item = self.item
         return {row[0]: item(row, base, loaded) for row in rows}
 
@@ -524,66 +605,25 @@ def _selection_plan(resource: Resource, fields: str) -> ObjectPlan:
     return ObjectPlan(resource, document.definitions[0].selection_set.selections[0].selection_set)
 
 
-def object_texts(resource: Resource, depth: int, ids, base: str) -> dict[str, bytes]:
+def object_texts(resource: Resource, depth: int, ids, base: str, viewer=None) -> dict[str, bytes]:
     """{id: JSON text} of objects shown nested at `depth` (spec §4.6: what a related object
-    shows), for values that hold objects of several types, such as relationship peers."""
+    shows), for values that hold objects of several types, such as relationship peers; one
+    `viewer` may not see shows as its reference or null (as a foreign key's would)."""
     from .documents import selection
 
-    return _selection_plan(resource, selection(resource, depth, top=False)).load(
-        {str(pk) for pk in ids}, base
-    )
+    wanted = {str(pk) for pk in ids}
+    texts = _selection_plan(resource, selection(resource, depth, top=False)).load(set(wanted), base, viewer)
+    if viewer is not None and viewer.subset(resource) is not None:
+        for pk in wanted - texts.keys():
+            shown = {"id": pk, "object_type": resource.object_type, "url": f"{base}{resource.route}/{pk}/"}
+            texts[pk] = dumps(shown) if viewer.references else b"null"
+    return texts
 
 
 def display_labels(resource: Resource, ids) -> dict[str, str]:
     """{id: display} of objects of one resource (those that exist)."""
     texts = _selection_plan(resource, "display").load({str(pk) for pk in ids}, "")
     return {pk: orjson.loads(text)["display"] for pk, text in texts.items()}
-
-
-class PreparedQuery:
-    """A queryset with one value left open (jsonsql.SLOT; an id set by default), compiled to SQL
-    once per database: a plan's JSON expressions are hundreds of nodes Django would otherwise
-    resolve and compile on every request."""
-
-    def __init__(self, model, make_queryset, parameter=jsonsql.ids_parameter):
-        self.model = model
-        self.make_queryset = make_queryset  # called on first use, when the plan is complete
-        self.parameter = parameter  # (connection, value) -> what the database is sent for the slot
-        self.compiled: dict[str, tuple] = {}  # database alias -> (sql, params, converters, compiler)
-
-    def rows(self, value) -> list:
-        if not value:
-            return []
-        connection = connections[self.model._default_manager.db]
-        compiled = self.compiled.get(connection.alias)
-        if compiled is None:
-            compiler = self.make_queryset().query.get_compiler(connection=connection)
-            sql, params = compiler.as_sql()
-            converters = compiler.get_converters([column for column, _, _ in compiler.select])
-            compiled = self.compiled[connection.alias] = (sql, params, converters, compiler)
-        sql, params, converters, compiler = compiled
-        value = self.parameter(connection, value)
-        rows = fetch_all(connection, sql, [value if p is jsonsql.SLOT else p for p in params])
-        return list(compiler.apply_converters(rows, converters)) if converters else rows
-
-
-def fetch_all(connection, sql: str, params: list) -> list:
-    """Every row of a query. PostgreSQL sends them in binary format, in which bytea (JsonBytes)
-    arrives as the bytes themselves instead of as hexadecimal text; Django's cursors bind
-    parameters client-side and so read text only."""
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchall()
-    connection.ensure_connection()
-    start = time.monotonic()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.adapters.register_dumper(str, StrDumper)  # typed text, as Django's SQL expects
-        cursor.execute(sql, params, binary=True)
-        rows = cursor.fetchall()
-    if connection.queries_logged:  # what Django's debug cursor records (DEBUG, query-count tests)
-        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
-    return rows
 
 
 class MemberPlan:
@@ -607,11 +647,11 @@ class MemberPlan:
             return cls(None, id_text, [p.encode() if isinstance(p, str) else None for p in pieces])
         return cls(ObjectPlan(target, node.selection_set), id_text)
 
-    def group(self, pairs: list, base: str) -> dict:
+    def group(self, pairs: list, base: str, viewer=None) -> dict:
         if self.plan is not None or self.reference is not None:
             members = {member for _, member in pairs}
             if self.plan is not None:
-                texts = self.plan.load(members, base)
+                texts = self.plan.load(members, base, viewer, narrow=False)
             else:
                 texts = {m: b"".join(m.encode() if p is None else p for p in self.reference) for m in members}
             pairs = [(owner, texts[member]) for owner, member in pairs]
@@ -639,10 +679,12 @@ class RootPlan:
         if self.kind == "delete":
             return perform(self.kind, self.resource, context, arguments)
         plan = self.objects
+        viewer = context.viewer()
+        viewer.prime(plan.inside)
         if self.kind in ("create", "update"):
             # Written objects are read back through the plan, in input order.
             written = perform(self.kind, self.resource, context, arguments)
-            loaded = plan.load({str(obj.pk) for obj in written}, context.base_url)
+            loaded = plan.load({str(obj.pk) for obj in written}, context.base_url, viewer, narrow=False)
             return [orjson.Fragment(loaded[str(obj.pk)]) for obj in written]
         # The page (filters, permissions, order, limit) is one small query for ids; the plan
         # renders exactly those rows.
@@ -651,7 +693,7 @@ class RootPlan:
             page = query.list_queryset(self.resource, user, arguments, ids)
         else:
             page = query.single_queryset(self.resource, user, arguments["id"], ids)
-        rows, loaded = plan.fetch(list(page.values_list("_id", flat=True)), context.base_url)
+        rows, loaded = plan.fetch(list(page.values_list("_id", flat=True)), context.base_url, viewer)
         built = plan.build(rows, context.base_url, loaded)
         if self.kind == "single":
             return built[0] if built else None

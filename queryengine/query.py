@@ -15,7 +15,7 @@ from django.db.models.functions import Coalesce
 from .filters import Filter, FilterError, apply_filters, build_filters
 from .jsonsql import IdIn, IdText
 from .permissions import allowed_rows, within
-from .registry import FOREIGN_KEY, SCALAR, Resource
+from .registry import FOREIGN_KEY, SCALAR, Resource, resource_by_object_type, resource_for
 
 PAGING_ARGUMENTS = ("limit", "offset", "order_by")
 
@@ -72,6 +72,44 @@ def restricted(resource: Resource, user):
     if resource.scope is not None:
         queryset = resource.scope(queryset, user)
     return within(queryset, rows)
+
+
+NOTHING = "nothing"  # a subset: the user may read no object of the resource
+
+
+class Viewer:
+    """Which objects of each resource one request may see inside other objects: related objects
+    at any depth and lists of related objects, narrowed inside the queries that read them.
+
+    A resource the user reads in full (superusers, model permissions, exempt types) has no
+    subset, so its queries stay exactly as they are. `references` picks how a related object
+    the user may not see is shown: its reference (REST: id, object_type and url, what the row
+    holds and depth 0 shows) or null (GraphQL, whose selected fields cannot be left out).
+    """
+
+    def __init__(self, user, references: bool = False):
+        self.user = user
+        self.references = references
+        self.subsets: dict[Resource, object] = {}
+
+    def subset(self, resource: Resource):
+        """None (every object), NOTHING, or a queryset of the readable objects' ids."""
+        if resource not in self.subsets:
+            rows = visible_rows(resource, self.user)
+            if rows is None:
+                value = NOTHING
+            elif not rows and resource.scope is None:
+                value = None
+            else:
+                value = restricted(resource, self.user).values("pk")
+            self.subsets[resource] = value
+        return self.subsets[resource]
+
+    def prime(self, resources) -> None:
+        """Work the subsets out now, on the request's thread: reads that run alongside on other
+        threads then find them ready (and the permissions are still read once)."""
+        for resource in resources:
+            self.subset(resource)
 
 
 def filtered(resource: Resource, user, arguments: dict):
@@ -132,28 +170,31 @@ def single_queryset(resource: Resource, user, pk, annotations: dict | None = Non
     return queryset.annotate(**annotations) if annotations else queryset
 
 
-def count_expression(resource: Resource, name: str):
-    """A correlated COUNT subquery for a derived count (zero while the model does not exist)."""
+def count_expression(resource: Resource, name: str, subset=None):
+    """A correlated COUNT subquery for a derived count (zero while the model does not exist),
+    of the objects in `subset` when given (a Viewer's)."""
     source = resource.count_source(name)
-    if source is None:
+    if source is None or subset is NOTHING:
         return Value(0, output_field=IntegerField())
     model, fk = source
-    counted = (
-        model._default_manager.filter(**{fk: OuterRef("pk")})
-        .order_by()
-        .values(fk)
-        .annotate(c=Count("*"))
-        .values("c")
-    )
+    counted = model._default_manager.filter(**{fk: OuterRef("pk")})
+    if subset is not None:
+        counted = counted.filter(pk__in=subset)
+    counted = counted.order_by().values(fk).annotate(c=Count("*")).values("c")
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
-def count_value(resource: Resource, name: str, obj) -> int:
+def count_value(resource: Resource, name: str, obj, viewer=None) -> int:
     source = resource.count_source(name)
     if source is None:
         return 0
     model, fk = source
-    return model._default_manager.filter(**{fk: obj.pk}).count()
+    counted = model._default_manager.filter(**{fk: obj.pk})
+    target = resource_for(model) if viewer is not None else None
+    subset = None if target is None else viewer.subset(target)
+    if subset is NOTHING:
+        return 0
+    return (counted if subset is None else counted.filter(pk__in=subset)).count()
 
 
 TREE_ARROW = " → "
@@ -188,3 +229,14 @@ def tree_paths(model, nodes: dict) -> dict:
         return paths.get(pk, (None, None))
 
     return {pk: path_of(pk) for pk in nodes}
+
+
+def existing_objects(wanted: dict[str, set]) -> set[tuple[str, str]]:
+    """Which of {object type: ids} still exist, as (object type, id) pairs."""
+    found = set()
+    for label, ids in wanted.items():
+        target = resource_by_object_type(label)
+        if target is not None:
+            pks = target.model._default_manager.filter(pk__in=ids).values_list("pk", flat=True)
+            found.update((label, str(pk)) for pk in pks)
+    return found

@@ -78,9 +78,10 @@ class Included:
     """A value shown only when asked for (`include=<name>`, spec §4.3), at the top level, and read
     for a whole page at once: relationships, computed fields, config contexts.
 
-    `applies(resource)` says which resources show it. `load(resource, ids, base, depth)` returns
-    {id: JSON-ready value} for a page of object ids (text), `base` being the API's absolute URL
-    (values may hold orjson fragments: objects rendered by the engine); objects it leaves out show
+    `applies(resource)` says which resources show it. `load(resource, ids, base, depth, viewer)`
+    returns {id: JSON-ready value} for a page of object ids (text), `base` being the API's absolute
+    URL (values may hold orjson fragments: objects rendered by the engine), showing of other
+    objects what `viewer` (query.Viewer, None: everything) may see; objects it leaves out show
     `empty()`. `write(resource, instance, value, adding, state)`, when given, stores a written value
     once the object is saved (value None: not given), raising ValidationError; `state` is a dict
     shared by one write's objects."""

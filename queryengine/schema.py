@@ -43,6 +43,15 @@ class RequestContext:
     base_url: str  # e.g. "http://host/api/"
     write_enabled: bool = False  # a read-only token (or none) may not run mutations
     first_attempt: bool = False  # set by engine.run for each attempt of a mutation
+    # REST shows a related object the caller may not see as its reference; GraphQL as null.
+    references_for_hidden: bool = False
+
+    def viewer(self) -> query.Viewer:
+        """What the caller may see inside other objects, worked out once per request."""
+        viewer = self.__dict__.get("_viewer")
+        if viewer is None:
+            viewer = self.__dict__["_viewer"] = query.Viewer(self.user, self.references_for_hidden)
+        return viewer
 
 
 def object_url(context, resource: Resource, pk) -> str:
@@ -87,10 +96,35 @@ def generic_target(object_type: str | None, pk) -> Resource | None:
     return None if pk is None else target
 
 
-def generic_object(object_type: str | None, pk):
-    """The object a generic relation points at (None when it is gone or not registered)."""
+def generic_object(object_type: str | None, pk, context=None):
+    """The object a generic relation points at (None when it is gone, not registered or one the
+    caller may not see)."""
     target = generic_target(object_type, pk)
-    return None if target is None else target.model._default_manager.filter(pk=pk).first()
+    if target is None:
+        return None
+    return readable(target, context, target.model._default_manager.filter(pk=pk)).first()
+
+
+def readable(target: Resource, context, queryset):
+    """`queryset` (of the target's objects, shown inside another object) narrowed to those the
+    caller may see; unchanged when they see them all."""
+    subset = None if context is None else context.viewer().subset(target)
+    if subset is None:
+        return queryset
+    return queryset.none() if subset is query.NOTHING else queryset.filter(pk__in=subset)
+
+
+def related_object(root, info, name: str, target: Resource):
+    """A foreign key's object, or None when the caller may not see it."""
+    subset = info.context.viewer().subset(target)
+    if subset is None:
+        return getattr(root, name, None)  # an absent reverse one-to-one: None
+    if subset is query.NOTHING:
+        return None
+    field = root._meta.get_field(name)
+    # A reverse one-to-one has no column here: its object, if any, holds the id.
+    pk = getattr(root, field.attname) if field.concrete else getattr(getattr(root, name, None), "pk", None)
+    return None if pk is None else target.model._default_manager.filter(pk=pk, pk__in=subset).first()
 
 
 def generic_ref(context, object_type: str | None, pk):
@@ -103,7 +137,8 @@ def generic_ref(context, object_type: str | None, pk):
 def included_value(resource: Resource, included, pk, context, depth: int):
     """An `include=` value of one object: its page loader asked for a page of one."""
     key = str(pk)
-    return included.load(resource, [key], context.base_url, depth).get(key, included.empty())
+    values = included.load(resource, [key], context.base_url, depth, context.viewer())
+    return values.get(key, included.empty())
 
 
 TYPES: dict[str, type] = {}
@@ -125,18 +160,27 @@ def _field_attrs(resource: Resource) -> dict:
     if resource.is_tree:
         attrs["tree_depth"] = graphene.Int(resolver=lambda root, info: len(root.ancestors()))
     for name in resource.counts:
-        attrs[name] = graphene.Int(resolver=lambda root, info, _n=name: query.count_value(resource, _n, root))
+        attrs[name] = graphene.Int(
+            resolver=lambda root, info, _n=name: query.count_value(resource, _n, root, info.context.viewer())
+        )
     for spec in resource.fields:
         name = spec.name
         if spec.kind == FOREIGN_KEY:
             if resource_for(spec.target) is not None:
-                attrs[name] = graphene.Field(_type_of(spec.target))
+                attrs[name] = graphene.Field(
+                    _type_of(spec.target),
+                    resolver=lambda root, info, _n=name, _t=spec.target: related_object(
+                        root, info, _n, resource_for(_t)
+                    ),
+                )
         elif spec.kind == MANY_TO_MANY:
             if resource_for(spec.target) is not None:
                 attrs[name] = graphene.List(
                     _type_of(spec.target),
                     resolver=lambda root, info, _n=name, _t=spec.target: list(
-                        getattr(root, _n).order_by(*query.default_order(_t))
+                        readable(resource_for(_t), info.context, getattr(root, _n).all()).order_by(
+                            *query.default_order(_t)
+                        )
                     ),
                 )
         elif spec.kind == CONTENT_TYPES:
@@ -157,7 +201,9 @@ def _field_attrs(resource: Resource) -> dict:
             attrs[name] = graphene.List(
                 _type_of(spec.target),
                 resolver=lambda root, info, _t=spec.target, _fk=spec.columns[0]: list(
-                    _t._default_manager.filter(**{_fk: root.pk}).order_by(*query.default_order(_t))
+                    readable(
+                        resource_for(_t), info.context, _t._default_manager.filter(**{_fk: root.pk})
+                    ).order_by(*query.default_order(_t))
                 ),
             )
         elif spec.kind == INCLUDED:
@@ -176,7 +222,7 @@ def _field_attrs(resource: Resource) -> dict:
             attrs[name] = graphene.Field(
                 InventoryObject,
                 resolver=lambda root, info, _t=type_field, _i=id_field: generic_object(
-                    content_type_label(value_at(root, _t)), value_at(root, _i)
+                    content_type_label(value_at(root, _t)), value_at(root, _i), info.context
                 ),
             )
         elif spec.choices is not None:

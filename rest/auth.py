@@ -12,7 +12,7 @@ from django.middleware.csrf import CsrfViewMiddleware
 from inventory.users.models import Token, User
 from inventory.users.sealing import seal
 from queryengine import jsonsql
-from queryengine.compiler import PreparedQuery
+from queryengine.prepared import PreparedQuery
 
 
 class AuthenticationFailed(Exception):

@@ -98,7 +98,8 @@ def choice_read_schema(spec) -> dict:
 
 
 def related_read_schema(target: Resource, nested: bool) -> dict:
-    """A related object: a reference at depth 0, the object itself from depth 1."""
+    """A related object: a reference at depth 0, the object itself from depth 1 (a reference
+    still when the caller may not view it)."""
     return (
         {"anyOf": [ref("ObjectReference"), ref(f"{schema_name(target)}Nested")]}
         if nested

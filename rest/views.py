@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import replace
 
 import orjson
 from django.conf import settings
@@ -174,8 +175,9 @@ def require_view(resource: Resource | None, request) -> None:
 
 
 def run(document: str, variables: dict, request) -> dict:
-    """Execute a generated document; a resolver's own error surfaces as itself."""
-    result = engine.run(document, variables, request.context)
+    """Execute a generated document; a resolver's own error surfaces as itself. A related object
+    the caller may not see shows as its reference, as at depth 0."""
+    result = engine.run(document, variables, replace(request.context, references_for_hidden=True))
     if result.errors:
         original = result.errors[0].original_error
         # A value the schema cannot coerce (GraphQLError) is the client's mistake: a 400 below.

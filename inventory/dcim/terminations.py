@@ -24,7 +24,7 @@ FIELD_TYPES = {
 TYPE_FIELDS = {label: field for field, label in FIELD_TYPES.items()}
 
 
-def load(resource: Resource, ids: list[str], base: str, depth: int) -> dict:
+def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None) -> dict:
     sizes = {
         str(pk): (a or 1, b or 1)
         for pk, a, b in Cable.objects.filter(pk__in=ids).values_list(
@@ -53,7 +53,7 @@ def load(resource: Resource, ids: list[str], base: str, depth: int) -> dict:
                 }
             )
         else:
-            texts = object_texts(target, depth - 1, pks, base)
+            texts = object_texts(target, depth - 1, pks, base, viewer)
             rendered.update({(label, pk): orjson.Fragment(text) for pk, text in texts.items()})
     result = {}
     for cable, (a_connectors, b_connectors) in sizes.items():

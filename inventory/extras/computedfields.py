@@ -57,7 +57,7 @@ def value(field: ComputedField, obj) -> str:
         return field.fallback_value
 
 
-def load(resource: Resource, ids: list[str], base: str, depth: int) -> dict:
+def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None) -> dict:
     kind = ContentType.objects.get_for_model(resource.model)
     fields = list(ComputedField.objects.filter(content_type=kind).order_by("weight", "key"))
     if not fields:

@@ -209,7 +209,7 @@ def _facts(resource: Resource, ids: list[str]) -> tuple[dict, dict]:
     return facts, local
 
 
-def load(resource: Resource, ids: list[str], base: str, depth: int) -> dict:
+def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None) -> dict:
     from .groups import groups_of_page
 
     contexts = active_contexts()

@@ -12,7 +12,7 @@ from django.db.models import Q
 
 from queryengine.compiler import display_labels, object_texts
 from queryengine.errors import PermissionDenied
-from queryengine.query import default_order
+from queryengine.query import NOTHING, default_order
 from queryengine.registry import Included, Resource, on_delete, resource_by_object_type, resource_for
 from queryengine.writes import resolve_related
 
@@ -221,7 +221,7 @@ def applicable(resource: Resource) -> bool:
     return resource.has_custom_fields
 
 
-def load(resource: Resource, ids: list[str], base: str, depth: int) -> dict:
+def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None) -> dict:
     kind = ContentType.objects.get_for_model(resource.model)
     relationships = list(
         Relationship.objects.filter(Q(source_type=kind) | Q(destination_type=kind)).select_related(
@@ -253,7 +253,7 @@ def load(resource: Resource, ids: list[str], base: str, depth: int) -> dict:
         else:
             peers[relationship_id, "source", source].append(destination)
             peers[relationship_id, "destination", destination].append(source)
-    rendered = _peer_objects(sides, peers, base, depth)
+    rendered = _peer_objects(sides, peers, base, depth, viewer)
     result = {}
     for pk in ids:
         value = {}
@@ -283,9 +283,10 @@ def load(resource: Resource, ids: list[str], base: str, depth: int) -> dict:
     return result
 
 
-def _peer_objects(sides, peers: dict, base: str, depth: int) -> dict:
+def _peer_objects(sides, peers: dict, base: str, depth: int, viewer=None) -> dict:
     """{content type id: {peer id: shown object}}: `{"id"}` at depth 0 (as the reference), the
-    nested object below it, one query per peer type; peers that are gone are left out."""
+    nested object below it, one query per peer type; peers that are gone, or that `viewer` may
+    not see (a list of related objects), are left out."""
     wanted: dict[int, set] = defaultdict(set)
     far_types = {}
     for relationship, side in sides:
@@ -302,16 +303,15 @@ def _peer_objects(sides, peers: dict, base: str, depth: int) -> dict:
         if resource is None or model is None:
             continue
         # In the peers' own order (names, say), which their texts below keep.
-        existing = [
-            str(pk)
-            for pk in model._default_manager.filter(pk__in=list(ids))
-            .order_by(*default_order(model))
-            .values_list("pk", flat=True)
-        ]
+        found = model._default_manager.filter(pk__in=list(ids))
+        subset = None if viewer is None else viewer.subset(resource)
+        if subset is not None:
+            found = found.none() if subset is NOTHING else found.filter(pk__in=subset)
+        existing = [str(pk) for pk in found.order_by(*default_order(model)).values_list("pk", flat=True)]
         if depth <= 0:
             rendered[type_id] = {pk: {"id": pk} for pk in existing}
         else:
-            texts = object_texts(resource, depth - 1, existing, base)
+            texts = object_texts(resource, depth - 1, existing, base, viewer)
             rendered[type_id] = {pk: orjson.Fragment(texts[pk]) for pk in existing if pk in texts}
     return rendered
 

@@ -1,0 +1,69 @@
+"""Queries compiled to SQL once per database and run with one value left open.
+
+A plan's JSON expressions are hundreds of nodes Django would otherwise resolve and compile on
+every request; a query holding one caller's permissions is compiled for that request alone.
+"""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+from django.db import connections
+from psycopg.types.string import StrDumper
+
+from . import jsonsql
+
+
+class PreparedQuery:
+    """A queryset with one value left open (jsonsql.SLOT; an id set by default), compiled to SQL
+    once per database: a plan's JSON expressions are hundreds of nodes Django would otherwise
+    resolve and compile on every request."""
+
+    def __init__(self, model, make_queryset, parameter=jsonsql.ids_parameter):
+        self.model = model
+        self.make_queryset = make_queryset  # called on first use, when the plan is complete
+        self.parameter = parameter  # (connection, value) -> what the database is sent for the slot
+        self.compiled: dict[str, tuple] = {}  # database alias -> (sql, params, converters, compiler)
+
+    def rows(self, value, queryset=None) -> list:
+        """The rows for `value`; `queryset`, when given, replaces the prepared one for this
+        request only (it holds a user's permissions) and is compiled for it alone."""
+        if not value:
+            return []
+        connection = connections[self.model._default_manager.db]
+        compiled = self.compiled.get(connection.alias) if queryset is None else None
+        if compiled is None:
+            compiled = _compiled(self.make_queryset() if queryset is None else queryset, connection)
+            if queryset is None:
+                self.compiled[connection.alias] = compiled
+        sql, params, converters, compiler = compiled
+        value = self.parameter(connection, value)
+        rows = fetch_all(connection, sql, [value if p is jsonsql.SLOT else p for p in params])
+        return list(compiler.apply_converters(rows, converters)) if converters else rows
+
+
+def _compiled(queryset, connection) -> tuple:
+    compiler = queryset.query.get_compiler(connection=connection)
+    sql, params = compiler.as_sql()
+    converters = compiler.get_converters([column for column, _, _ in compiler.select])
+    return sql, params, converters, compiler
+
+
+def fetch_all(connection, sql: str, params: list) -> list:
+    """Every row of a query. PostgreSQL sends them in binary format, in which bytea (JsonBytes)
+    arrives as the bytes themselves instead of as hexadecimal text; Django's cursors bind
+    parameters client-side and so read text only."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    connection.ensure_connection()
+    start = time.monotonic()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.adapters.register_dumper(str, StrDumper)  # typed text, as Django's SQL expects
+        cursor.execute(sql, params, binary=True)
+        rows = cursor.fetchall()
+    if connection.queries_logged:  # what Django's debug cursor records (DEBUG, query-count tests)
+        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
+    return rows

@@ -1,0 +1,226 @@
+"""Object permissions inside other objects: related objects at every depth and lists of related
+objects show only what the caller may view, by REST and GraphQL, compiled or not."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from inventory.dcim.models import Location
+from inventory.extras.models import Tag
+from inventory.ipam.models import IPAddress
+from inventory.tenancy.models import Tenant
+from queryengine import engine, query
+from queryengine.schema import RequestContext
+
+from .builders import SUPERUSER_KEY, build_sample
+from .conftest import Api
+from .test_permissions import account, grant, graphql
+
+# What a location's and a device's other related objects need, so only the tested ones differ.
+LOCATION_VIEW = ("dcim.view_location", "dcim.view_locationtype", "extras.view_status")
+
+
+def reference(obj, route: str, object_type: str) -> dict:
+    return {"id": str(obj.pk), "object_type": object_type, "url": f"http://testserver/api/{route}/{obj.pk}/"}
+
+
+def by_name(results: list) -> dict:
+    return {r["name"]: r for r in results}
+
+
+def locations(api, depth: int) -> dict:
+    return by_name(api.json("/api/dcim/locations/", {"depth": depth, "limit": 100})["results"])
+
+
+@pytest.fixture
+def tenant_viewer(sample):
+    """Sees every location and tag, and of the tenants only Acme."""
+    user, api = account(*LOCATION_VIEW, "extras.view_tag")
+    grant(user, ["tenancy.tenant"], ["view"], {"name": "Acme"})
+    return user, api
+
+
+def test_rest_depth_1_shows_hidden_related_objects_as_references(sample, tenant_viewer):
+    _, api = tenant_viewer
+    acme, initech = Tenant.objects.get(name="Acme"), Tenant.objects.get(name="Initech")
+    shown = locations(api, 1)
+    assert shown["AMS1"]["tenant"]["name"] == "Acme"
+    assert shown["AMS1"]["tenant"]["id"] == str(acme.pk)
+    # Initech is outside the constraint: what the row holds (its reference), none of its fields.
+    assert shown["fra2"]["tenant"] == reference(initech, "tenancy/tenants", "tenancy.tenant")
+    assert shown["Europe"]["tenant"] is None
+    # The rest of the object is the superuser's.
+    full = locations(Api(SUPERUSER_KEY), 1)
+    assert {k: v for k, v in shown["fra2"].items() if k != "tenant"} == {
+        k: v for k, v in full["fra2"].items() if k != "tenant"
+    }
+    assert full["fra2"]["tenant"]["name"] == "Initech"
+    # The detail view is the same.
+    fra = Location.objects.get(name="fra2")
+    detail = api.json(f"/api/dcim/locations/{fra.pk}/", {"depth": 1})
+    assert detail["tenant"] == reference(initech, "tenancy/tenants", "tenancy.tenant")
+
+
+def test_rest_depth_2_hides_at_every_level(sample):
+    user, api = account(
+        "dcim.view_device",
+        "dcim.view_devicetype",
+        "dcim.view_manufacturer",
+        "dcim.view_rack",
+        "extras.view_role",
+        *LOCATION_VIEW,
+    )
+    grant(user, ["tenancy.tenant"], ["view"], {"name": "Initech"})
+    acme = Tenant.objects.get(name="Acme")
+    devices = by_name(api.json("/api/dcim/devices/", {"depth": 2, "limit": 100})["results"])
+    leaf = devices["leaf1"]
+    hidden = reference(acme, "tenancy/tenants", "tenancy.tenant")
+    assert leaf["tenant"] == hidden
+    assert leaf["location"]["name"] == "AMS1" and leaf["location"]["tenant"] == hidden
+    assert leaf["rack"]["location"]["tenant"] == hidden
+    assert leaf["device_type"]["manufacturer"]["name"]  # a model permission: shown in full
+    # A type the user may not view at all (platforms): a reference at every depth.
+    assert set(leaf["platform"]) == {"id", "object_type", "url"}
+    # A constrained location: the devices outside it nest it as a reference only.
+    user, api = account("dcim.view_device", "tenancy.view_tenant")
+    grant(user, ["dcim.location"], ["view"], {"name": "AMS1"})
+    devices = by_name(api.json("/api/dcim/devices/", {"depth": 2, "limit": 100})["results"])
+    assert devices["leaf1"]["location"]["name"] == "AMS1"
+    assert devices["leaf1"]["location"]["parent"] == reference(
+        Location.objects.get(name="Europe"), "dcim/locations", "dcim.location"
+    )
+    blade = next(d for d in devices.values() if d["location"]["id"] != devices["leaf1"]["location"]["id"])
+    assert set(blade["location"]) == {"id", "object_type", "url"}
+
+
+def test_many_to_many_lists_leave_out_hidden_members(sample, tenant_viewer):
+    user, api = tenant_viewer
+    # Tags: everything by a model permission; then only alpha by a constrained one.
+    assert [t["id"] for t in locations(api, 0)["AMS1"]["tags"]] == [
+        str(t.pk) for t in Tag.objects.filter(name__in=["alpha", "gamma-core"]).order_by("name")
+    ]
+    user, api = account(*LOCATION_VIEW)
+    grant(user, ["extras.tag"], ["view"], {"name": "alpha"})
+    alpha = Tag.objects.get(name="alpha")
+    assert locations(api, 0)["AMS1"]["tags"] == [reference(alpha, "extras/tags", "extras.tag")]
+    query_text = '{ locations(name: ["AMS1"]) { name tags { name } } }'
+    assert graphql(api, query_text)["data"]["locations"] == [{"name": "AMS1", "tags": [{"name": "alpha"}]}]
+    # Without any tag permission: no tags, not even as references.
+    _, blind = account(*LOCATION_VIEW)
+    assert all(location["tags"] == [] for location in locations(blind, 1).values())
+    assert graphql(blind, query_text)["data"]["locations"] == [{"name": "AMS1", "tags": []}]
+
+
+def test_graphql_foreign_keys_and_reverse_lists(sample, tenant_viewer):
+    _, api = tenant_viewer
+    data = graphql(api, "{ locations { name tenant { name } } }")["data"]["locations"]
+    # GraphQL cannot leave a selected field out: a hidden related object is null.
+    assert by_name(data)["AMS1"]["tenant"] == {"name": "Acme"}
+    assert by_name(data)["fra2"]["tenant"] is None
+    # A one-to-many list: the NAT outside address is not among the addresses the user may view.
+    user, api = account()
+    grant(user, ["ipam.ipaddress"], ["view"], {"description": ""})
+    inside = IPAddress.objects.get(dns_name="gw.example.com")
+    text = "query ($id: [String]) { ip_addresses(id: $id) { dns_name nat_outside_list { id } } }"
+    assert graphql(api, text, {"id": [str(inside.pk)]})["data"]["ip_addresses"] == [
+        {"dns_name": "gw.example.com", "nat_outside_list": []}
+    ]
+    full = graphql(Api(SUPERUSER_KEY), text, {"id": [str(inside.pk)]})["data"]["ip_addresses"]
+    assert len(full[0]["nat_outside_list"]) == 1
+    grant(user, ["ipam.ipaddress"], ["view"], {"description": "outside"})
+    assert graphql(api, text, {"id": [str(inside.pk)]})["data"]["ip_addresses"] == full
+
+
+GENERIC_QUERIES = [
+    "{ locations { name tenant { name tenant_group { name } } tags { name } } }",
+    "{ devices { name tenant { name } location { name tenant { id name } parent { name } } tags { name } } }",
+    "{ ip_addresses { dns_name tenant { name } nat_outside_list { dns_name tenant { name } } } }",
+    "{ tenant_groups { name tenant_count } }",
+]
+
+
+@pytest.mark.parametrize("text", GENERIC_QUERIES)
+def test_generic_executor_agrees(sample, tenant_viewer, text):
+    """Hand-written documents can run on graphql-core's executor: it hides the same objects."""
+    user, _ = tenant_viewer
+    user.user_permissions.add(
+        *_permissions("dcim.view_device", "ipam.view_ipaddress", "tenancy.view_tenantgroup")
+    )
+    user = type(user).objects.get(pk=user.pk)  # permissions read afresh
+    compiled = engine.run(text, None, RequestContext(user=user, base_url="http://testserver/api/"))
+    generic = engine.run(
+        text, None, RequestContext(user=user, base_url="http://testserver/api/"), compiled=False
+    )
+    assert compiled.errors is None and generic.errors is None
+    assert orjson.loads(orjson.dumps(compiled.data)) == orjson.loads(orjson.dumps(generic.data))
+
+
+def _permissions(*names):
+    from django.contrib.auth.models import Permission
+
+    return [
+        Permission.objects.get(content_type__app_label=n.split(".")[0], codename=n.split(".")[1])
+        for n in names
+    ]
+
+
+def _statements(api, params) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        api.json("/api/dcim/devices/", params)
+    return [q["sql"] for q in queries.captured_queries]
+
+
+def test_superuser_sql_is_unchanged_and_constrained_counts_are_flat(sample, superuser, monkeypatch):
+    params = {"depth": 2, "limit": 1000}
+    admin = Api(SUPERUSER_KEY)
+    with_checks = _statements(admin, params)
+    # The same request with nested permissions switched off: the very same statements.
+    monkeypatch.setattr(query.Viewer, "subset", lambda self, resource: None)
+    assert _statements(admin, params) == with_checks
+    monkeypatch.undo()
+    # A constrained user: as many statements for a page twice as long (the same shapes again).
+    user, api = account("dcim.view_device", "dcim.view_location")
+    grant(user, ["tenancy.tenant", "extras.tag"], ["view"], [{"name": "Acme"}, {"name": "alpha"}])
+    before = _statements(api, params)
+    assert sum("users_objectpermission" in sql for sql in before) == 1
+    build_sample(superuser, suffix="-2")
+    assert len(_statements(api, params)) == len(before)
+
+
+def test_included_values_follow_the_permissions(sample):
+    """`include=relationships` peers are a list of related objects; a cable's terminations are
+    its related objects."""
+    user, api = account()
+    grant(user, ["tenancy.tenant"], ["view"], {"name": "Acme"})
+    params = {"include": "relationships", "depth": 1, "name": "Acme"}
+
+    def peers(caller):
+        (acme,) = caller.json("/api/tenancy/tenants/", params)["results"]
+        return [peer["name"] for peer in acme["relationships"]["affiliates"]["destination"]["objects"]]
+
+    assert peers(Api(SUPERUSER_KEY)) == ["globex"]
+    assert peers(api) == []
+    grant(user, ["tenancy.tenant"], ["view"], {"name": "globex"})
+    assert peers(api) == ["globex"]
+    # Terminations of a cable the user may view, on interfaces they may not.
+    _, api = account("dcim.view_cable", "extras.view_status")
+    cables = api.json("/api/dcim/cables/", {"depth": 1})["results"]
+    ends = [end for cable in cables for end in cable["terminations"].values() if end is not None]
+    assert ends and all(set(end) == {"id", "object_type", "url"} for end in ends)
+    full = Api(SUPERUSER_KEY).json("/api/dcim/cables/", {"depth": 1})["results"]
+    assert any("name" in end for cable in full for end in cable["terminations"].values() if end)
+
+
+def test_derived_counts_count_what_the_caller_may_view(sample, tenant_viewer):
+    user, api = tenant_viewer
+    user.user_permissions.add(*_permissions("tenancy.view_tenantgroup"))
+    path, params = "/api/tenancy/tenant-groups/", {"limit": 100}
+    full = {g["name"]: g["tenant_count"] for g in Api(SUPERUSER_KEY).json(path, params)["results"]}
+    assert full["Customers"] == 1 and full["Enterprise"] == 1
+    shown = {g["name"]: g["tenant_count"] for g in api.json(path, params)["results"]}
+    assert shown == {**full, "Customers": 0}  # Initech is outside the constraint
+    text = "{ tenant_groups { name tenant_count } }"
+    assert {g["name"]: g["tenant_count"] for g in graphql(api, text)["data"]["tenant_groups"]} == shown
