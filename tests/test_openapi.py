@@ -176,3 +176,20 @@ def test_a_missing_field_fails_validation(api):
     del page["results"][0]["name"]
     page["results"][1]["status"] = "Active"  # a choice-like reference given as a bare string
     assert len(list(check.iter_errors(page))) >= 2
+
+
+def test_lists_document_their_csv_form(documents):
+    """Every list GET answers CSV too (?format=csv or Accept: text/csv): documented on each."""
+    for version, document in documents.items():
+        csv_format = document["components"]["parameters"]["format_csv"]
+        assert csv_format["name"] == "format" and "csv" in csv_format["schema"]["enum"]
+        for resource in RESOURCES:
+            operation = document["paths"][f"/{resource.route}/"]["get"]
+            content = operation["responses"]["200"]["content"]
+            assert set(content) == {"application/json", "text/csv"}, (version, resource.route)
+            assert content["text/csv"]["schema"]["type"] == "string"
+            assert {"$ref": "#/components/parameters/format_csv"} in operation["parameters"]
+        # Operations without a CSV form offer only the formats they answer.
+        root = document["paths"]["/"]["get"]
+        assert "text/csv" not in root["responses"]["200"]["content"]
+        assert {"$ref": "#/components/parameters/format"} in root["parameters"]
