@@ -265,7 +265,7 @@ def detail_operations(resource: Resource, version: str, op: str, tag: str) -> di
             f"{op}_retrieve",
             tag,
             f"Retrieve a {single}.",
-            response(200, ref(name)),
+            response(200, ref(name), csv=True),
             shape_parameters(resource, version),
         ),
         "put": operation(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 
@@ -179,14 +180,14 @@ def test_a_missing_field_fails_validation(api):
 
 
 def test_lists_document_their_csv_form(documents):
-    """Every list GET answers CSV too (?format=csv or Accept: text/csv): documented on each."""
+    """Every list and detail GET answers CSV too (?format=csv or Accept: text/csv): documented."""
     for version, document in documents.items():
         csv_format = document["components"]["parameters"]["format_csv"]
         assert csv_format["name"] == "format" and "csv" in csv_format["schema"]["enum"]
-        for resource in RESOURCES:
-            operation = document["paths"][f"/{resource.route}/"]["get"]
+        for resource, path in itertools.product(RESOURCES, ("/{}/", "/{}/{{id}}/")):
+            operation = document["paths"][path.format(resource.route)]["get"]
             content = operation["responses"]["200"]["content"]
-            assert set(content) == {"application/json", "text/csv"}, (version, resource.route)
+            assert set(content) == {"application/json", "text/csv"}, (version, path, resource.route)
             assert content["text/csv"]["schema"]["type"] == "string"
             assert {"$ref": "#/components/parameters/format_csv"} in operation["parameters"]
         # Operations without a CSV form offer only the formats they answer.
