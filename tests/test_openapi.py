@@ -16,7 +16,7 @@ from openapi_spec_validator import validate
 from queryengine.filters import CUSTOM_FIELD_FILTER
 from queryengine.query import filters_of
 from queryengine.registry import resources
-from rest import openapi, versioning
+from rest import openapi, openapi_copy, versioning
 
 RESOURCES = resources()
 
@@ -194,3 +194,29 @@ def test_lists_document_their_csv_form(documents):
         root = document["paths"]["/"]["get"]
         assert "text/csv" not in root["responses"]["200"]["content"]
         assert {"$ref": "#/components/parameters/format"} in root["parameters"]
+
+
+def test_committed_document_is_current():
+    """docs/openapi/ holds the generated document: a change to the contract shows in review."""
+    for version in openapi_copy.committed_versions():
+        found = openapi_copy.differences(version)
+        assert not found, (
+            f"docs/openapi/{version}.json differs from the document the registry generates "
+            f"({'; '.join(found)}). Run `{openapi_copy.COMMAND}` and commit the result."
+        )
+
+
+def test_drift_names_what_changed(tmp_path, monkeypatch):
+    monkeypatch.setattr(openapi_copy, "FOLDER", tmp_path)
+    version = versioning.DEFAULT
+    assert openapi_copy.differences(version) == [f"{tmp_path / f'{version}.json'} is missing"]
+    stale = orjson.loads(openapi_copy.text(version))
+    del stale["paths"]["/dcim/locations/"]
+    stale["components"]["schemas"]["Location"]["required"].pop()
+    openapi_copy.path_of(version).write_bytes(orjson.dumps(stale))
+    assert openapi_copy.differences(version) == [
+        "components/schemas: Location changed",
+        "paths: /dcim/locations/ added",
+    ]
+    openapi_copy.path_of(version).write_bytes(orjson.dumps(openapi.document(version)))
+    assert openapi_copy.differences(version) == ["the formatting differs"]
