@@ -214,6 +214,13 @@ def write_schema(resource: Resource, partial: bool) -> dict:
     return schema
 
 
+# What went wrong, by field (messages, or a related object's own errors) or as one `detail`.
+ERRORS = {
+    "type": "object",
+    "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "array"}, {"type": "object"}]},
+}
+
+
 def component_schemas(resource_list: list[Resource]) -> dict:
     schemas = {
         "ObjectReference": {
@@ -227,9 +234,9 @@ def component_schemas(resource_list: list[Resource]) -> dict:
             "required": ["id", "object_type", "url"],
         },
         "Error": {
-            "type": "object",
-            "description": "{detail} or {field: [messages]} (a list of those for a bulk write)",
-            "additionalProperties": True,
+            "description": "{detail: message} or {field: [messages]}; a bulk write's: a list of those "
+            "in the order of its items, or an object of them by the failing item's id",
+            "anyOf": [ERRORS, {"type": "array", "items": ERRORS}],
         },
         "BulkDelete": {
             "type": "array",

@@ -9,6 +9,7 @@ import time
 import orjson
 import pytest
 import yaml
+from django.db import transaction
 from django.test import Client
 from openapi_schema_validator import OAS30Validator
 from openapi_spec_validator import validate
@@ -17,6 +18,10 @@ from queryengine.filters import CUSTOM_FIELD_FILTER
 from queryengine.query import filters_of
 from queryengine.registry import resources
 from rest import openapi, openapi_copy, versioning
+
+from .conftest import send
+from .test_writes_generic import RESOURCES as WRITABLE
+from .test_writes_generic import body_from, editable_text_field, invalid_item, source_row
 
 RESOURCES = resources()
 
@@ -220,3 +225,54 @@ def test_drift_names_what_changed(tmp_path, monkeypatch):
     ]
     openapi_copy.path_of(version).write_bytes(orjson.dumps(openapi.document(version)))
     assert openapi_copy.differences(version) == ["the formatting differs"]
+
+
+def _answer_schema(document: dict, path: str, method: str, status: int) -> dict:
+    answer = document["paths"][path][method]["responses"][str(status)]
+    if "$ref" in answer:  # a shared error response
+        answer = document["components"]["responses"][answer["$ref"].rsplit("/", 1)[1]]
+    return answer["content"]["application/json"]["schema"]
+
+
+def test_write_responses_match_their_operation_schemas(api):
+    """Every writable model's create (one and bulk), update (PATCH, PUT, bulk PATCH) and refused
+    write (400) answers validate against the document's response schemas."""
+    document = openapi.document(versioning.DEFAULT)
+    failures = []
+    for resource in WRITABLE:
+        # Each model's writes are undone before the next: copies (a second "AMS1" at the top of
+        # the tree) would make other models' references ambiguous.
+        with transaction.atomic():
+            for path, method, status, body in writes_each_way(api, resource):
+                schema = _answer_schema(document, path, method, status)
+                errors = _validator(document, schema).iter_errors(body)
+                failures += [(resource.route, method, status, e.message) for e in errors]
+            transaction.set_rollback(True)
+    assert not failures, failures[:20]
+
+
+def writes_each_way(api, resource):
+    """(documented path, method, status, body) of each kind of write on one model's paths."""
+    listing, detail = f"/{resource.route}/", f"/{resource.route}/{{id}}/"
+    url = f"/api/{resource.route}/"
+    row = source_row(api, resource)
+    one = f"{url}{row['id']}/"
+    sent = []
+    if resource.creatable:
+        sent += [
+            (listing, "post", url, body_from(resource, row, "-oa"), 201),
+            (listing, "post", url, [body_from(resource, row, "-ob")], 201),
+            (listing, "post", url, [invalid_item(resource)], 400),
+        ]
+    sent += [
+        (detail, "patch", one, {}, 200),
+        (detail, "patch", one, invalid_item(resource), 400),
+        (listing, "patch", url, [{"id": row["id"]}], 200),
+    ]
+    field = editable_text_field(resource)
+    if field is not None:  # a whole object to PUT back, made as the generic write tests make it
+        sent.append((detail, "put", one, {**body_from(resource, row, ""), field.name: "put"}, 200))
+    for path, method, target, body, status in sent:
+        answer, found = send(api, method, target, body)
+        assert answer == status, (resource.route, method, status, found)
+        yield path, method, status, found
