@@ -54,11 +54,10 @@ def differences(version: str = versioning.DEFAULT, limit: int = 10) -> list[str]
         return [f"{_shown(path)} is not JSON"]
     new = orjson.loads(generated)
     sections = {"paths": (old.pop("paths", {}), new.pop("paths", {}))}
-    for name in ("components",):
-        before, after = old.pop(name, {}), new.pop(name, {})
-        for part in before.keys() | after.keys():
-            sections[f"{name}/{part}"] = (before.get(part, {}), after.get(part, {}))
-    sections[""] = (old, new)
+    before, after = old.pop("components", {}), new.pop("components", {})
+    for part in before.keys() | after.keys():  # schemas, parameters, responses, …
+        sections[f"components/{part}"] = (before.get(part, {}), after.get(part, {}))
+    sections[""] = (old, new)  # info, servers, security
     found = []
     for section, (before, after) in sections.items():
         where = f"{section}: " if section else ""

@@ -215,7 +215,7 @@ def write_schema(resource: Resource, partial: bool) -> dict:
 
 
 # What went wrong, by field (messages, or a related object's own errors) or as one `detail`.
-ERRORS = {
+ERROR_OBJECT = {
     "type": "object",
     "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "array"}, {"type": "object"}]},
 }
@@ -236,7 +236,7 @@ def component_schemas(resource_list: list[Resource]) -> dict:
         "Error": {
             "description": "{detail: message} or {field: [messages]}; a bulk write's: a list of those "
             "in the order of its items, or an object of them by the failing item's id",
-            "anyOf": [ERRORS, {"type": "array", "items": ERRORS}],
+            "anyOf": [ERROR_OBJECT, {"type": "array", "items": ERROR_OBJECT}],
         },
         "BulkDelete": {
             "type": "array",
