@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.core import validators
 from django.db import models
+from django.db.backends.base.operations import BaseDatabaseOperations
 
 # model field class -> (OPTIONS type, JSON schema); the first match wins, so subclasses come first
 FIELD_KINDS: list[tuple[type[models.Field], str, dict]] = [
@@ -49,7 +50,35 @@ def value_limits(model_field: models.Field) -> list[tuple[str, object]]:
     description lists them as the field declares them)."""
     return [
         (bound, validator.limit_value)
-        for validator in model_field.validators
+        for validator in _validators(model_field)
         for cls, bound in LIMITS.items()
         if isinstance(validator, cls)
     ]
+
+
+def _validators(model_field: models.Field) -> list:
+    """The field's validators, an integer's range that of the production database whichever one
+    runs: Django takes the range from the connection, and SQLite's 64-bit ranges would make the
+    description (and its committed copy) change with the database. PostgreSQL's ranges are
+    Django's standard ones, which the reference server shows."""
+    if not isinstance(model_field, models.IntegerField):
+        return model_field.validators
+    found = [*model_field.default_validators, *model_field._validators]
+    standard = BaseDatabaseOperations.integer_field_ranges.get(model_field.get_internal_type(), (None, None))
+    # As Django adds them: after the declared ones, unless a declared bound is as tight.
+    for (cls, tighter), limit in zip(LIMIT_CHECKS, standard, strict=True):
+        if limit is not None and not any(
+            isinstance(v, cls) and tighter(_value(v.limit_value), limit) for v in found
+        ):
+            found.append(cls(limit))
+    return found
+
+
+LIMIT_CHECKS = (
+    (validators.MinValueValidator, lambda declared, limit: declared >= limit),
+    (validators.MaxValueValidator, lambda declared, limit: declared <= limit),
+)
+
+
+def _value(limit):
+    return limit() if callable(limit) else limit
