@@ -1,4 +1,5 @@
-"""CSV on list endpoints, shaped as the reference server shapes it.
+"""CSV on list endpoints (and on an object's own endpoint: the list's header and its one row),
+shaped as the reference server shapes it.
 
 Export: the depth-0 JSON rows of the list (same filters, order and engine), with `url`,
 `notes_url` and the `include=` values left out, `id`, `display` and `name` first, each custom

@@ -117,6 +117,12 @@ def shared_parameters(version: str) -> dict:
         "format": query(
             "format", {"type": "string", "enum": ["json", "api"]}, "json, or api for a readable page"
         ),
+        # Operations that answer CSV too share their own `format` (same name, one more value).
+        "format_csv": query(
+            "format",
+            {"type": "string", "enum": ["json", "csv", "api"]},
+            "json, csv (as Accept: text/csv does), or api for a readable page",
+        ),
         "limit": query(
             "limit", {"type": "integer", "minimum": 0}, "page size (0: every object, up to the maximum)"
         ),
@@ -139,8 +145,8 @@ def shared(name: str) -> dict:
     return {"$ref": f"#/components/parameters/{name}"}
 
 
-def version_parameters() -> list[dict]:
-    return [shared("api_version"), shared("format")]
+def version_parameters(csv: bool = False) -> list[dict]:
+    return [shared("api_version"), shared("format_csv" if csv else "format")]
 
 
 def shape_parameters(resource: Resource, version: str) -> list[dict]:
@@ -179,15 +185,27 @@ ERROR_RESPONSES = {"400": "Invalid input", "403": "Not permitted", "404": "Not f
 ERRORS = {status: {"$ref": f"#/components/responses/{status}"} for status in ERROR_RESPONSES}
 
 
+CSV_CONTENT = {
+    "text/csv": {"schema": {"type": "string", "description": "a header row, then one row per object"}}
+}
+
+
 def json_content(schema: dict) -> dict:
     return {"application/json": {"schema": schema}}
 
 
-def response(status: int, schema: dict | None, description: str = "") -> dict:
+def response(status: int, schema: dict | None, description: str = "", csv: bool = False) -> dict:
+    """An operation's responses; `csv`: the same rows are also served as text/csv (?format=csv)."""
     body = {"description": description or ("No content" if schema is None else "Success")}
     if schema is not None:
         body["content"] = json_content(schema)
+        if csv:
+            body["content"].update(CSV_CONTENT)
     return {str(status): body, **ERRORS}
+
+
+def answers_csv(operation: dict) -> bool:
+    return "text/csv" in operation["responses"].get("200", {}).get("content", {})
 
 
 def operation(op_id: str, tag: str, description: str, responses: dict, parameters=(), body=None) -> dict:
@@ -213,7 +231,7 @@ def list_operations(resource: Resource, version: str, op: str, tag: str) -> dict
             tag,
             f"Retrieve a list of {plural}. Repeat a filter for OR; custom fields filter as "
             "cf_<key>[__<lookup>].",
-            response(200, ref(f"Paginated{name}List")),
+            response(200, ref(f"Paginated{name}List"), csv=True),
             list_parameters(resource, version),
         ),
         "post": operation(
@@ -247,7 +265,7 @@ def detail_operations(resource: Resource, version: str, op: str, tag: str) -> di
             f"{op}_retrieve",
             tag,
             f"Retrieve a {single}.",
-            response(200, ref(name)),
+            response(200, ref(name), csv=True),
             shape_parameters(resource, version),
         ),
         "put": operation(
@@ -286,7 +304,7 @@ def notes_operations(endpoint, version: str, op: str, tag: str) -> dict:
             f"{op}_notes_list",
             tag,
             "The notes on this object.",
-            response(200, ref(f"Paginated{schema_name(notes)}List")),
+            response(200, ref(f"Paginated{schema_name(notes)}List"), csv=True),
             [*paging_parameters(), *shape_parameters(notes, version)],
         ),
         "post": operation(
@@ -347,7 +365,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "A list computed for this object.",
-                response(200, paginated(ANY_OBJECT)),
+                response(200, paginated(ANY_OBJECT), csv=True),
                 parameters,
             ),
         }
@@ -380,7 +398,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "The connected ports.",
-                response(200, page),
+                response(200, page, csv=True),
                 [
                     *paging_parameters(),
                     shared("depth"),
@@ -395,7 +413,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "Each path joining two interfaces, once.",
-                response(200, paginated(ANY_OBJECT)),
+                response(200, paginated(ANY_OBJECT), csv=True),
                 [
                     *paging_parameters(),
                     shared("depth"),
@@ -470,10 +488,9 @@ def document(version: str) -> dict:
     paths = {}
     for route, endpoint in routed_endpoints():
         operations = endpoint_operations(endpoint, version, route)
-        shared = version_parameters()
         for key, value in operations.items():
             if key != "parameters":
-                value["parameters"] = [*value.get("parameters", ()), *shared]
+                value["parameters"] = [*value.get("parameters", ()), *version_parameters(answers_csv(value))]
         paths["/" + route.replace("<str:key>", "{id}")] = operations
     try:
         release = metadata.version("netinventory")

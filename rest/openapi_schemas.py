@@ -21,25 +21,10 @@ from queryengine.registry import (
 )
 from queryengine.writes import writable_fields
 
+from .fieldkinds import json_schema, value_limits
+
 REF = "#/components/schemas/"
 NULL = {"enum": [None]}  # OpenAPI 3.0 has no null type: a composed schema admits null through this
-
-# model field class -> schema; the first match wins, so subclasses come first
-SCALAR_SCHEMAS = [
-    (models.BooleanField, {"type": "boolean"}),
-    (models.UUIDField, {"type": "string", "format": "uuid"}),
-    (models.DateTimeField, {"type": "string", "format": "date-time"}),
-    (models.DateField, {"type": "string", "format": "date"}),
-    (models.DecimalField, {"type": "number"}),
-    (models.FloatField, {"type": "number"}),
-    (models.BigIntegerField, {"type": "integer", "format": "int64"}),
-    (models.IntegerField, {"type": "integer"}),
-    (models.JSONField, {}),
-    (models.URLField, {"type": "string", "format": "uri"}),
-    (models.EmailField, {"type": "string", "format": "email"}),
-    (models.CharField, {"type": "string"}),
-    (models.TextField, {"type": "string"}),
-]
 
 
 def ref(name: str) -> dict:
@@ -64,15 +49,12 @@ def schema_name(resource: Resource) -> str:
 
 
 def scalar_schema(model_field: models.Field) -> dict:
-    schema = dict(next((s for cls, s in SCALAR_SCHEMAS if isinstance(model_field, cls)), {"type": "string"}))
+    schema = json_schema(model_field)
     if isinstance(model_field, models.CharField) and model_field.max_length:
         schema["maxLength"] = model_field.max_length
-    for validator in model_field.validators:
-        limit = getattr(validator, "limit_value", None)
-        if type(validator).__name__ == "MinValueValidator" and isinstance(limit, int | float):
-            schema["minimum"] = limit
-        elif type(validator).__name__ == "MaxValueValidator" and isinstance(limit, int | float):
-            schema["maximum"] = limit
+    for bound, limit in value_limits(model_field):
+        if isinstance(limit, int | float):  # a callable or Decimal limit has no JSON form here
+            schema[{"min": "minimum", "max": "maximum"}[bound]] = limit
     if model_field.choices:
         values = [value for value, _ in model_field.flatchoices]
         schema = {"type": "integer" if all(isinstance(v, int) for v in values) else "string", "enum": values}
@@ -233,6 +215,13 @@ def write_schema(resource: Resource, partial: bool) -> dict:
     return schema
 
 
+# What went wrong, by field (messages, or a related object's own errors) or as one `detail`.
+ERROR_OBJECT = {
+    "type": "object",
+    "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "array"}, {"type": "object"}]},
+}
+
+
 def component_schemas(resource_list: list[Resource]) -> dict:
     schemas = {
         "ObjectReference": {
@@ -246,9 +235,9 @@ def component_schemas(resource_list: list[Resource]) -> dict:
             "required": ["id", "object_type", "url"],
         },
         "Error": {
-            "type": "object",
-            "description": "{detail} or {field: [messages]} (a list of those for a bulk write)",
-            "additionalProperties": True,
+            "description": "{detail: message} or {field: [messages]}; a bulk write's: a list of those "
+            "in the order of its items, or an object of them by the failing item's id",
+            "anyOf": [ERROR_OBJECT, {"type": "array", "items": ERROR_OBJECT}],
         },
         "BulkDelete": {
             "type": "array",

@@ -3,7 +3,6 @@ write can send, with their types and choices (pynautobot's `choices()` reads thi
 
 from __future__ import annotations
 
-from django.core import validators
 from django.db import models
 
 from queryengine.errors import PermissionDenied
@@ -21,23 +20,10 @@ from queryengine.registry import (
 )
 from queryengine.writes import writable_fields
 
+from .fieldkinds import options_type, value_limits
+
 RENDERS = ["application/json", "text/html"]
 PARSES = ["application/json"]
-
-# model field class -> metadata type; the first match wins, so subclasses come first
-FIELD_TYPES = [
-    (models.EmailField, "email"),
-    (models.URLField, "url"),
-    (models.BooleanField, "boolean"),
-    (models.DateTimeField, "datetime"),
-    (models.DateField, "date"),
-    (models.DecimalField, "decimal"),
-    (models.FloatField, "float"),
-    (models.IntegerField, "integer"),
-    (models.UUIDField, "string"),
-    (models.CharField, "string"),
-    (models.TextField, "string"),
-]
 
 
 def _label(text: str) -> str:
@@ -63,7 +49,7 @@ def field_metadata(model_field: models.Field, kind: str, required: bool, read_on
         "label": _label(model_field.verbose_name),
     }
     if kind == SCALAR:
-        meta["type"] = next((t for cls, t in FIELD_TYPES if isinstance(model_field, cls)), "field")
+        meta["type"] = options_type(model_field)
         if model_field.choices:
             meta["type"] = "field"
             meta["choices"] = [{"value": v, "display": str(d)} for v, d in model_field.flatchoices]
@@ -71,11 +57,8 @@ def field_metadata(model_field: models.Field, kind: str, required: bool, read_on
         meta["help_text"] = str(model_field.help_text)
     if getattr(model_field, "max_length", None) and meta["type"] in ("string", "email", "url"):
         meta["max_length"] = model_field.max_length
-    for validator in model_field.validators:
-        if isinstance(validator, validators.MinValueValidator):
-            meta["min_value"] = validator.limit_value
-        elif isinstance(validator, validators.MaxValueValidator):
-            meta["max_value"] = validator.limit_value
+    for bound, limit in value_limits(model_field):
+        meta[f"{bound}_value"] = limit
     if isinstance(model_field, models.DecimalField):
         meta.update(max_digits=model_field.max_digits, decimal_places=model_field.decimal_places)
     return meta

@@ -474,9 +474,12 @@ class DetailEndpoint(Endpoint):
             self.visible(request, key)
             request.response_headers["ETag"] = tag
             return None, 304
-        found = read_object(request, self.resource, pk, depth)
+        csv = request.response_format == "csv"
+        found = read_object(request, self.resource, pk, 0 if csv else depth)  # CSV at depth 0, as lists
         if tag:
             request.response_headers["ETag"] = tag
+        if csv:  # the list's columns, one row
+            return csvformat.response(request, [found], self.resource, self.resource.model_name), 200
         return found, 200
 
     def options(self, request, key: str):

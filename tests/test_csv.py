@@ -158,3 +158,22 @@ def test_bulk_update_by_id_column(api, sample):
     acme.refresh_from_db()
     globex.refresh_from_db()
     assert (acme.description, globex.description, acme.name) == ("anvils", "", "Acme")
+
+
+def test_detail_is_the_list_row(api, sample):
+    """A detail URL answers the list's header and that object's row, whatever depth is asked."""
+    for path in ("/api/dcim/locations/", "/api/dcim/devices/", "/api/ipam/prefixes/"):
+        header, table = read_csv(api.get(path, {"format": "csv"}))
+        for row in table[:2]:
+            detail = f"{path}{row['id']}/"
+            by_format = api.get(detail, {"format": "csv", "depth": 2})
+            assert by_format["Content-Disposition"] == api.get(path, {"format": "csv"})["Content-Disposition"]
+            assert read_csv(by_format) == (header, [row])
+            assert read_csv(api.get(detail, HTTP_ACCEPT="text/csv")) == (header, [row])
+
+
+def test_detail_errors_stay_json(api, anonymous, sample):
+    missing = api.get("/api/dcim/locations/00000000-0000-4000-8000-000000000000/", {"format": "csv"})
+    assert missing.status_code == 404 and missing["Content-Type"] == "application/json"
+    location = Location.objects.first()
+    assert anonymous.get(f"/api/dcim/locations/{location.pk}/", {"format": "csv"}).status_code == 403

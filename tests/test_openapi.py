@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 
 import orjson
 import pytest
 import yaml
+from django.db import transaction
 from django.test import Client
 from openapi_schema_validator import OAS30Validator
 from openapi_spec_validator import validate
@@ -15,7 +17,11 @@ from openapi_spec_validator import validate
 from queryengine.filters import CUSTOM_FIELD_FILTER
 from queryengine.query import filters_of
 from queryengine.registry import resources
-from rest import openapi, versioning
+from rest import fieldkinds, openapi, openapi_copy, versioning
+
+from .conftest import send
+from .test_writes_generic import RESOURCES as WRITABLE
+from .test_writes_generic import body_from, editable_text_field, invalid_item, source_row
 
 RESOURCES = resources()
 
@@ -176,3 +182,105 @@ def test_a_missing_field_fails_validation(api):
     del page["results"][0]["name"]
     page["results"][1]["status"] = "Active"  # a choice-like reference given as a bare string
     assert len(list(check.iter_errors(page))) >= 2
+
+
+def test_lists_document_their_csv_form(documents):
+    """Every list and detail GET answers CSV too (?format=csv or Accept: text/csv): documented."""
+    for version, document in documents.items():
+        csv_format = document["components"]["parameters"]["format_csv"]
+        assert csv_format["name"] == "format" and "csv" in csv_format["schema"]["enum"]
+        for resource, path in itertools.product(RESOURCES, ("/{}/", "/{}/{{id}}/")):
+            operation = document["paths"][path.format(resource.route)]["get"]
+            content = operation["responses"]["200"]["content"]
+            assert set(content) == {"application/json", "text/csv"}, (version, path, resource.route)
+            assert content["text/csv"]["schema"]["type"] == "string"
+            assert {"$ref": "#/components/parameters/format_csv"} in operation["parameters"]
+        # Operations without a CSV form offer only the formats they answer.
+        root = document["paths"]["/"]["get"]
+        assert "text/csv" not in root["responses"]["200"]["content"]
+        assert {"$ref": "#/components/parameters/format"} in root["parameters"]
+
+
+def test_committed_document_is_current():
+    """docs/openapi/ holds the generated document: a change to the contract shows in review."""
+    for version in openapi_copy.committed_versions():
+        found = openapi_copy.differences(version)
+        assert not found, (
+            f"docs/openapi/{version}.json differs from the document the registry generates "
+            f"({'; '.join(found)}). Run `{openapi_copy.COMMAND}` and commit the result."
+        )
+
+
+def test_drift_names_what_changed(tmp_path, monkeypatch):
+    monkeypatch.setattr(openapi_copy, "FOLDER", tmp_path)
+    version = versioning.DEFAULT
+    assert openapi_copy.differences(version) == [f"{tmp_path / f'{version}.json'} is missing"]
+    stale = orjson.loads(openapi_copy.text(version))
+    del stale["paths"]["/dcim/locations/"]
+    stale["components"]["schemas"]["Location"]["required"].pop()
+    openapi_copy.path_of(version).write_bytes(orjson.dumps(stale))
+    assert openapi_copy.differences(version) == [
+        "components/schemas: Location changed",
+        "paths: /dcim/locations/ added",
+    ]
+    openapi_copy.path_of(version).write_bytes(orjson.dumps(openapi.document(version)))
+    assert openapi_copy.differences(version) == ["the formatting differs"]
+
+
+def _answer_schema(document: dict, path: str, method: str, status: int) -> dict:
+    answer = document["paths"][path][method]["responses"][str(status)]
+    if "$ref" in answer:  # a shared error response
+        answer = document["components"]["responses"][answer["$ref"].rsplit("/", 1)[1]]
+    return answer["content"]["application/json"]["schema"]
+
+
+def test_write_responses_match_their_operation_schemas(api):
+    """Every writable model's create (one and bulk), update (PATCH, PUT, bulk PATCH) and refused
+    write (400) answers validate against the document's response schemas."""
+    document = openapi.document(versioning.DEFAULT)
+    failures = []
+    for resource in WRITABLE:
+        # Each model's writes are undone before the next: copies (a second "AMS1" at the top of
+        # the tree) would make other models' references ambiguous.
+        with transaction.atomic():
+            for path, method, status, body in writes_each_way(api, resource):
+                schema = _answer_schema(document, path, method, status)
+                errors = _validator(document, schema).iter_errors(body)
+                failures += [(resource.route, method, status, e.message) for e in errors]
+            transaction.set_rollback(True)
+    assert not failures, failures[:20]
+
+
+def writes_each_way(api, resource):
+    """(documented path, method, status, body) of each kind of write on one model's paths."""
+    listing, detail = f"/{resource.route}/", f"/{resource.route}/{{id}}/"
+    url = f"/api/{resource.route}/"
+    row = source_row(api, resource)
+    one = f"{url}{row['id']}/"
+    sent = []
+    if resource.creatable:
+        sent += [
+            (listing, "post", url, body_from(resource, row, "-oa"), 201),
+            (listing, "post", url, [body_from(resource, row, "-ob")], 201),
+            (listing, "post", url, [invalid_item(resource)], 400),
+        ]
+    sent += [
+        (detail, "patch", one, {}, 200),
+        (detail, "patch", one, invalid_item(resource), 400),
+        (listing, "patch", url, [{"id": row["id"]}], 200),
+    ]
+    field = editable_text_field(resource)
+    if field is not None:  # a whole object to PUT back, made as the generic write tests make it
+        sent.append((detail, "put", one, {**body_from(resource, row, ""), field.name: "put"}, 200))
+    for path, method, target, body, status in sent:
+        answer, found = send(api, method, target, body)
+        assert answer == status, (resource.route, method, status, found)
+        yield path, method, status, found
+
+
+def test_integer_ranges_do_not_depend_on_the_database():
+    """The documents describe the production database's ranges on SQLite too (as the reference's
+    OPTIONS for a cable's length does), so their committed copy is the same on both."""
+    from inventory.dcim.models import Cable
+
+    assert fieldkinds.value_limits(Cable._meta.get_field("length")) == [("min", 0), ("max", 32767)]
