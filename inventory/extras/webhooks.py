@@ -23,7 +23,6 @@ from .templating import TemplateFailed, render
 
 log = logging.getLogger(__name__)
 EVENTS = {changes.CREATE: "created", changes.UPDATE: "updated", changes.DELETE: "deleted"}
-FLAGS = {changes.CREATE: "type_create", changes.UPDATE: "type_update", changes.DELETE: "type_delete"}
 
 
 def enqueue(rows: list[dict], records: list[changes.Change], kinds: dict, user=None) -> None:
@@ -31,17 +30,21 @@ def enqueue(rows: list[dict], records: list[changes.Change], kinds: dict, user=N
     by_type = {kind.pk: kind for kind in kinds.values()}
     hooks = list(
         Webhook.objects.filter(enabled=True, content_types__in=list(by_type))
-        .values_list("pk", "content_types", "type_create", "type_update", "type_delete")
+        .prefetch_related("content_types")
         .distinct()
     )
     if not hooks:
         return
-    deliveries = []
-    for row, change in zip(rows, records, strict=True):
-        for pk, kind, create, update, delete in hooks:
-            wanted = {changes.CREATE: create, changes.UPDATE: update, changes.DELETE: delete}[change.action]
-            if wanted and kind == row["changed_object_type_id"]:
-                deliveries.append({"webhook": str(pk), "payload": payload(row, change, by_type[kind].model)})
+    types = {hook.pk: {kind.pk for kind in hook.content_types.all()} for hook in hooks}
+    deliveries = [
+        {
+            "webhook": str(hook.pk),
+            "payload": payload(row, change, by_type[row["changed_object_type_id"]].model),
+        }
+        for row, change in zip(rows, records, strict=True)
+        for hook in hooks
+        if hook.fires_on(change.action) and row["changed_object_type_id"] in types[hook.pk]
+    ]
     if deliveries:
         transaction.on_commit(lambda: deliver.delay(deliveries))
 

@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 
 from inventory.base import BaseModel, PrimaryModel
+from inventory.extras.models.webhooks import ChangeTriggered
 
 
 class JobQueue(PrimaryModel):
@@ -168,7 +169,7 @@ class JobLogEntry(BaseModel):
         verbose_name_plural = "job log entries"
 
 
-class JobHook(PrimaryModel):
+class JobHook(ChangeTriggered, PrimaryModel):
     """Runs a job-hook receiver job whenever objects of the chosen types change, after the
     change commits, with the change record as its input."""
 
@@ -191,9 +192,6 @@ class JobHook(PrimaryModel):
 
     def clean(self):
         super().clean()
-        if not (self.type_create or self.type_update or self.type_delete):
-            raise ValidationError(
-                {"type_create": ["You must select at least one type: create, update, and/or delete."]}
-            )
+        self.check_events()
         if self.job_id and not self.job.is_job_hook_receiver:
             raise ValidationError({"job": ["A job hook runs job hook receivers only."]})

@@ -11,7 +11,22 @@ from .data import check_templates
 HTTP_METHODS = [(method, method) for method in ("GET", "POST", "PUT", "PATCH", "DELETE")]
 
 
-class Webhook(BaseModel):
+class ChangeTriggered:
+    """Something called when objects of its types are created, updated or deleted (webhooks,
+    job hooks), as its `type_create`, `type_update` and `type_delete` flags say."""
+
+    def fires_on(self, action: str) -> bool:
+        """Whether a change of `action` (create, update, delete) calls it."""
+        return getattr(self, f"type_{action}")
+
+    def check_events(self) -> None:
+        if not (self.type_create or self.type_update or self.type_delete):
+            raise ValidationError(
+                {"type_create": ["You must select at least one type: create, update, and/or delete."]}
+            )
+
+
+class Webhook(ChangeTriggered, BaseModel):
     name = models.CharField(max_length=150, unique=True)
     content_types = models.ManyToManyField(ContentType, related_name="+")
     type_create = models.BooleanField(
@@ -51,10 +66,7 @@ class Webhook(BaseModel):
 
     def clean(self):
         super().clean()
-        if not (self.type_create or self.type_update or self.type_delete):
-            raise ValidationError(
-                {"type_create": ["You must select at least one type: create, update, and/or delete."]}
-            )
+        self.check_events()
         if not self.ssl_verification and self.ca_file_path:
             raise ValidationError(
                 {"ca_file_path": ["Do not specify a CA certificate file if SSL verification is disabled."]}
