@@ -118,7 +118,12 @@ def logged(model: type[models.Model]) -> bool:
     """Objects clients write, of UUID-keyed models, are change-logged (not Django's own models,
     nor records the service writes itself, such as job results and the log itself)."""
     resource = resource_for(model)
-    return resource is not None and resource.writable and isinstance(model._meta.pk, models.UUIDField)
+    return (
+        resource is not None
+        and resource.writable
+        and resource.change_logged
+        and isinstance(model._meta.pk, models.UUIDField)
+    )
 
 
 def snapshots(model: type[models.Model], instances: Iterable[models.Model], many: set | None = None) -> dict:

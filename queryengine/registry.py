@@ -170,6 +170,7 @@ class Resource:
     # (at depth 0 there): a cable's `terminations` by connector.
     loaded: dict[str, Included] = field(default_factory=dict)
     writable: bool = True  # False: read-only (GET, HEAD, OPTIONS; no mutations), e.g. content types
+    change_logged: bool = True  # False: writes leave no change record (tokens: their data is a secret)
     # False: objects come from elsewhere (jobs from code) and are changed or deleted, never created.
     creatable: bool = True
 

@@ -172,3 +172,12 @@ def test_retention_purges_old_records(api, eager):  # noqa: F811
     assert status == 201 and body["job_result"]["result"] == {"purged": 1}, body
     assert changes(api, object_repr="old-log") == []
     assert len(changes(api, object_repr="new-log")) == 1
+
+
+def test_tokens_leave_no_record_of_their_key(api):
+    status, token = send(api, "post", "/api/users/tokens/", {"description": "ci"})
+    assert status == 201, token
+    assert not ObjectChange.objects.filter(changed_object_id=token["id"]).exists()
+    assert all(
+        token["key"] not in str(data) for data in ObjectChange.objects.values_list("object_data", flat=True)
+    )

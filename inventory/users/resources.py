@@ -23,6 +23,7 @@ register(
         natural_key=None,
         owner_field="user",
         view_permission=False,
+        change_logged=False,  # a change record would hold the key
     )
 )
 register(
