@@ -6,9 +6,12 @@
 Sections:
   list    a 1000-row location list at depth 0 and 1 over HTTP against the floor (the same rows read
           with the ORM's .values() and serialised with orjson in-process), and SQL counts per page
-  writes  bulk create, PATCH and DELETE of 1000 tenants and of 1000 interfaces against the write
-          floor (the same rows with bulk_create, bulk_update, one DELETE in-process); single POST
-          and PATCH against an in-process create + read-back (benchmarks/writes.py)
+  writes  bulk create, PATCH and DELETE of 1000 tenants and of 1000 interfaces, and bulk create
+          of 100 devices whose type has 48 interface templates, against the write floor (the same
+          rows with bulk_create, bulk_update, one DELETE in-process); bulk PATCH of 1000 and 5000
+          interfaces; single POST and PATCH against an in-process create (or update) and
+          read-back, single DELETE against an in-process delete(); the same against servers without
+          the change log and without object_data_v2 (benchmarks/writes.py)
   ipam    100,000 addresses and 10,000 prefixes: seeding time, then network lookups and
           available-ips at 10k and at 100k addresses
   dcim    10,000 devices x 48 interfaces: interface and device lists against the floor, a
@@ -17,6 +20,11 @@ Sections:
           cable creation (benchmarks/cables.py)
   extras  10,000 then 100,000 devices with 5 custom fields and 20 config contexts: cf_ filters and
           a 1000-device list with include=config_context (benchmarks/extras.py)
+  v1      1000 locations and 1000 prefixes at API 1.3 (the 1.x nested form: sites found through
+          the tree, statuses as {value, label}) against the same lists at 3.0 depth 1, sampled
+          alternately in one run, and SQL counts per page
+  jobs    job enqueue-to-start latency through a Redis broker (BENCH_REDIS_URL) and a real worker,
+          p50 and p99 over 300 runs (benchmarks/jobs.py); not in the default sections
 """
 
 from __future__ import annotations
@@ -331,8 +339,47 @@ def bench_ipam() -> None:
                 row(label, median, best)
 
 
+# -- API 1.x --------------------------------------------------------------------------------------
+
+
+def bench_v1(rows: int) -> None:
+    """The 1.x path costs no more than depth 1: the same page both ways, alternately."""
+    import orjson
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    print("v1: 1000 objects per page at 1.3 (nested) against 3.0 depth=1")
+    seed_locations(rows)
+    seed_ipam(10_000, 10_000)
+    lists = ("/api/dcim/locations/?limit=1000", "/api/ipam/prefixes/?limit=1000")
+    with Server() as server:
+        for path in lists:
+            old = f"{path}&api_version=1.3"
+            assert len(orjson.loads(server.ok("GET", old))["results"]) == 1000
+            # 3.0 leaves many-to-many lists (tags) out by default; 1.x shows them: both compared.
+            for new in (f"{path}&depth=1", f"{path}&depth=1&exclude_m2m=false"):
+                (old_median, old_min), (new_median, new_min) = timed_pair(
+                    lambda p=old: server.ok("GET", p), lambda p=new: server.ok("GET", p), repeat=31
+                )
+                row(f"{path.split('?')[0]} at 1.3", old_median, old_min)
+                row(f"  at 3.0 {new.split('&', 1)[1]}", new_median, new_min)
+                print(f"  ratio: 1.3 / 3.0 = {old_median / new_median:.2f}x (target <= 1.0x)")
+    client = Client(HTTP_AUTHORIZATION=f"Token {KEY}")
+    for path in lists:
+        for shape in ("api_version=1.3", "api_version=1.3&brief=1", "depth=1"):
+            counts = []
+            for limit in (10, 1000):
+                with CaptureQueriesContext(connection) as queries:
+                    client.get(path.replace("limit=1000", f"limit={limit}") + f"&{shape}")
+                counts.append(len(queries))
+            print(
+                f"  SQL per request {path.split('?')[0]} {shape}: limit=10 -> {counts[0]}, 1000 -> {counts[1]}"
+            )
+
+
 def main() -> None:
-    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim", "cables", "extras"]
+    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim", "cables", "extras", "v1"]
     rows = 5000
     setup()
     from django.db import connection
@@ -346,6 +393,8 @@ def main() -> None:
             "dcim": lambda: __import__("dcim").bench_dcim(),
             "cables": lambda: __import__("cables").bench_cables(),
             "extras": lambda: __import__("extras").bench_extras(),
+            "v1": lambda: bench_v1(rows),
+            "jobs": lambda: __import__("jobs").bench_jobs(),
         }[section]()
 
 

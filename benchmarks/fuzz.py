@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/fuzz.py                       # embedded SQLite in a temp directory
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/netinventory_fuzz .venv/bin/python benchmarks/fuzz.py
     .venv/bin/python benchmarks/fuzz.py --examples 5 --paths 'dcim/(devices|interfaces)'
+    .venv/bin/python benchmarks/fuzz.py --phases examples,fuzzing --report junit   # other options go to `st run`
 
 Seeds the demo network on a fresh database, starts gunicorn, then runs Schemathesis with the
 checks that matter here: no response >= 500 and every response valid against its schema.
@@ -42,7 +43,7 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=3, help="examples per operation")
     parser.add_argument("--paths", default="", help="regular expression choosing operations by path")
     parser.add_argument("--checks", default="not_a_server_error,response_schema_conformance")
-    options = parser.parse_args()
+    options, extra = parser.parse_known_args()  # anything else goes to `st run` (--phases, --report)
     st = shutil.which("st", path=str(Path(sys.executable).parent)) or shutil.which("st")
     if st is None:
         sys.exit("Schemathesis is not installed: .venv/bin/pip install schemathesis")
@@ -100,6 +101,7 @@ def main() -> None:
         ]
         if options.paths:
             command += ["--include-path-regex", options.paths]
+        command += extra
         sys.exit(subprocess.run(command, cwd=ROOT).returncode)
     finally:
         server.terminate()

@@ -3,9 +3,11 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/netinventory_bench .venv/bin/python benchmarks/bench.py writes
 
 The floor writes the same rows in-process with the ORM's bulk operations (`bulk_create`,
-`bulk_update`, one DELETE statement): no HTTP, no validation, no read-back. Single writes are
-measured against an in-process create (or update) and a read-back of the same object. HTTP and
-floor samples alternate, so the ratios hold on a busy machine.
+`bulk_update`, one DELETE statement): no HTTP, no validation, no read-back. For devices created
+from templates it is the devices' and their interfaces' bulk_create. Single writes are
+measured against an in-process create (or update) and a read-back of the same object, a single
+DELETE against an in-process delete(). HTTP and floor samples alternate, so the ratios hold on a
+busy machine.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import uuid
 
 BATCH = 1000
 CYCLES = 5
+DEVICES = 100  # created at once, each with one interface per template of its type
+PORTS = 48
+GROWTH = (1000, 5000)  # bulk PATCH sizes compared
 
 
 def interface_fixtures():
@@ -46,7 +51,125 @@ def interface_fixtures():
         devices.append(device)
     vlan, _ = VLAN.objects.get_or_create(vid=100, name="bench-writes", defaults={"status": active})
     Interface.objects.filter(device__in=devices).delete()
-    return devices, vlan, active
+    return devices, vlan, active, site, role, maker
+
+
+def device_type_with_ports(maker):
+    """A device type with PORTS interface templates."""
+    from inventory.dcim.models import DeviceType, InterfaceTemplate
+
+    device_type, _ = DeviceType.objects.get_or_create(manufacturer=maker, model=f"bench-writes-{PORTS}")
+    for n in range(1, PORTS + 1):
+        InterfaceTemplate.objects.get_or_create(
+            device_type=device_type, name=f"Ethernet{n}", defaults={"type": "1000base-t"}
+        )
+    return device_type
+
+
+def device_rows(run: str, device_type, site) -> list[dict]:
+    return [
+        {
+            "name": f"bd-{run}-{i}",
+            "device_type": str(device_type.pk),
+            "role": "bench-writes",
+            "status": "Active",
+            "location": str(site.pk),
+        }
+        for i in range(DEVICES)
+    ]
+
+
+def device_floor(device_type, site, role, active):
+    """The devices and their components written with bulk_create in-process (then removed)."""
+    from django.db import transaction
+
+    from inventory.dcim.models import Device, Interface
+    from inventory.dcim.naming import naturalize
+
+    templates = list(device_type.interfacetemplates.order_by("_name"))
+
+    def create() -> float:
+        run = uuid.uuid4().hex[:8]
+        start = time.perf_counter()
+        with transaction.atomic():
+            devices = Device.objects.bulk_create(
+                Device(
+                    name=f"bd-{run}-{i}",
+                    _name=naturalize(f"bd-{run}-{i}"),
+                    device_type=device_type,
+                    role=role,
+                    status=active,
+                    location=site,
+                )
+                for i in range(DEVICES)
+            )
+            Interface.objects.bulk_create(
+                Interface(device=d, name=t.name, _name=t._name, type=t.type, status=active)
+                for d in devices
+                for t in templates
+            )
+        taken = (time.perf_counter() - start) * 1000
+        Device.objects.filter(pk__in=[d.pk for d in devices]).delete()
+        return taken
+
+    return create
+
+
+def compare_devices(server, device_type, site, role, active) -> None:
+    """Bulk create of devices from templates against its floor."""
+    import orjson
+    from bench import row
+
+    def create() -> float:
+        body = orjson.dumps(device_rows(uuid.uuid4().hex[:8], device_type, site))
+        start = time.perf_counter()
+        created = orjson.loads(server.ok("POST", "/api/dcim/devices/", body, status=201))
+        taken = (time.perf_counter() - start) * 1000
+        server.ok(
+            "DELETE", "/api/dcim/devices/", orjson.dumps([{"id": d["id"]} for d in created]), status=204
+        )
+        return taken
+
+    floor = device_floor(device_type, site, role, active)
+    create(), floor()  # warm-up
+    http, floors = [], []
+    for _ in range(CYCLES):
+        http.append(create())
+        floors.append(floor())
+    h, f = statistics.median(http), statistics.median(floors)
+    label = f"bulk create of {DEVICES} devices x {PORTS} ports"
+    row(label, h, min(http), f"floor {f:.1f} ms: {h / f:.2f}x")
+
+
+def patch_growth(server, devices, active) -> None:
+    """Bulk PATCH of 1000 and of 5000 interfaces: time should grow with the batch, not faster."""
+    import orjson
+    from bench import row
+    from django.db import transaction
+
+    from inventory.dcim.models import Interface
+
+    for size in GROWTH:
+        run = uuid.uuid4().hex[:8]
+        interfaces = Interface.objects.bulk_create(
+            Interface(device=devices[i % len(devices)], name=f"g-{run}-{i}", type="1000base-t", status=active)
+            for i in range(size)
+        )
+        http, floor = [], []
+        for cycle in range(3):
+            body = orjson.dumps([{"id": str(i.pk), "description": f"http-{cycle}"} for i in interfaces])
+            start = time.perf_counter()
+            server.ok("PATCH", "/api/dcim/interfaces/", body)
+            http.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            with transaction.atomic():
+                for interface in interfaces:
+                    interface.description = f"floor-{cycle}"
+                Interface.objects.bulk_update(interfaces, ["description"])
+            floor.append((time.perf_counter() - start) * 1000)
+        Interface.objects.filter(pk__in=[i.pk for i in interfaces])._raw_delete(Interface.objects.db)
+        h, f = statistics.median(http), statistics.median(floor)
+        row(f"bulk patch of {size} interfaces", h, min(http), f"floor (bulk_update) {f:.1f} ms: {h / f:.2f}x")
 
 
 def tenant_rows(run: str) -> list[dict]:
@@ -125,26 +248,35 @@ def compare_bulk(server, label: str, route: str, model, http_rows, floor_rows, b
 
 
 def changelog_cost(server, label: str, route: str, rows) -> None:
-    """Bulk create with the change log against the same on a server that keeps none."""
-    import orjson
+    """Bulk create, PATCH and DELETE with the change log (as configured by default) against the
+    same on a server that keeps none, and on one that also keeps object_data_v2 (the depth-1 API
+    shape of each object)."""
     from bench import Server, row
 
-    def create(on) -> float:
-        body = orjson.dumps(rows())
-        start = time.perf_counter()
-        created = orjson.loads(on.ok("POST", route, body, status=201))
-        taken = (time.perf_counter() - start) * 1000
-        on.ok("DELETE", route, orjson.dumps([{"id": obj["id"]} for obj in created]), status=204)
-        return taken
-
-    with Server(CHANGELOG_ENABLED="0") as bare:
-        create(server), create(bare)  # warm-up
-        logged, unlogged = [], []
-        for _ in range(CYCLES):
-            logged.append(create(server))
-            unlogged.append(create(bare))
-    h, f = statistics.median(logged), statistics.median(unlogged)
-    row(f"bulk create of {BATCH} {label}, change log", h, min(logged), f"without {f:.1f} ms: {h / f:.2f}x")
+    variants = {
+        "without the change log": {"CHANGELOG_ENABLED": "0"},
+        "with object_data_v2": {"CHANGELOG_OBJECT_DATA_V2": "1"},
+    }
+    with (
+        Server(**variants["without the change log"]) as bare,
+        Server(**variants["with object_data_v2"]) as full,
+    ):
+        servers = {"change log": server, "without the change log": bare, "with object_data_v2": full}
+        for each in servers.values():
+            http_cycle(each, route, rows())  # warm-up
+        taken = {name: {"create": [], "patch": [], "delete": []} for name in servers}
+        for _ in range(CYCLES):  # the servers take turns, so a busy spell falls on all of them
+            for name, each in servers.items():
+                for operation, ms in http_cycle(each, route, rows()).items():
+                    taken[name][operation].append(ms)
+    for operation in ("create", "patch", "delete"):
+        logged = taken["change log"][operation]
+        h = statistics.median(logged)
+        ratios = ", ".join(
+            f"{name} {statistics.median(taken[name][operation]):.1f} ms: {h / statistics.median(taken[name][operation]):.2f}x"
+            for name in variants
+        )
+        row(f"bulk {operation} of {BATCH} {label}, change log", h, min(logged), ratios)
 
 
 def bench_writes() -> None:
@@ -156,7 +288,7 @@ def bench_writes() -> None:
     from inventory.tenancy.models import Tenant
 
     print(f"writes: bulk of {BATCH} against the write floor (bulk_create, bulk_update, one DELETE)")
-    devices, vlan, active = interface_fixtures()
+    devices, vlan, active, site, role, maker = interface_fixtures()
     by_pk = {str(d.pk): d for d in devices}
     with Server() as server:
         compare_bulk(
@@ -185,6 +317,8 @@ def bench_writes() -> None:
                 untagged_vlan=vlan,
             ),
         )
+        compare_devices(server, device_type_with_ports(maker), site, role, active)
+        patch_growth(server, devices, active)
 
         changelog_cost(server, "tenants", "/api/tenancy/tenants/", lambda: tenant_rows(uuid.uuid4().hex[:8]))
         changelog_cost(
@@ -221,3 +355,12 @@ def bench_writes() -> None:
             lambda: server.ok("PATCH", path, b'{"description": "again"}'), floor_patch, repeat=21
         )
         row("single PATCH", patch, patch_min, f"floor {patch_floor:.1f} ms: {patch / patch_floor:.2f}x")
+
+        # DELETE against an in-process delete(), which checks what refers to the object alike.
+        doomed = Tenant.objects.bulk_create(Tenant(name=f"doomed-{uuid.uuid4().hex}") for _ in range(2 * 22))
+        (gone, gone_min), (gone_floor, _) = timed_pair(
+            lambda: server.ok("DELETE", f"/api/tenancy/tenants/{doomed.pop().pk}/", status=204),
+            lambda: doomed.pop().delete(),
+            repeat=21,
+        )
+        row("single DELETE", gone, gone_min, f"floor {gone_floor:.1f} ms: {gone / gone_floor:.2f}x")

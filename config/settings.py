@@ -98,6 +98,10 @@ CACHES = {
 }
 # Every write is recorded in the change log; "0" keeps none (only to measure what it costs).
 CHANGELOG_ENABLED = os.environ.get("CHANGELOG_ENABLED", "1") != "0"
+# "1": change records also keep each object as the API shows it at depth 1 (`object_data_v2`, as
+# the reference). Off by default: that read and its JSON cost bulk writes about half their time
+# again, where `object_data` already holds every stored value.
+CHANGELOG_OBJECT_DATA_V2 = os.environ.get("CHANGELOG_OBJECT_DATA_V2", "0") == "1"
 # Change records older than this many days are purged by the "Purge the change log" job (0: never).
 CHANGELOG_RETENTION_DAYS = int(os.environ.get("CHANGELOG_RETENTION_DAYS") or 90)
 # Webhook requests: seconds to wait for the receiver, and failed requests retried this many
@@ -159,6 +163,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "inventory.extras.changelog.ChangeContextMiddleware",
+    "queryengine.definitions.RequestMiddleware",  # definitions kept between writes: checked once
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -221,3 +226,9 @@ CELERY_TASK_IGNORE_RESULT = True  # outcomes are job results in the database, no
 CELERY_TASK_ACKS_LATE = True  # a job whose worker dies is delivered again rather than lost
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # long jobs: a worker takes one message at a time
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Scheduled jobs: `celery -A config beat` (or a worker with -B) reads them from the database and
+# notices a new or changed schedule within this many seconds.
+CELERY_BEAT_SCHEDULER = "inventory.jobs.scheduler:DatabaseScheduler"
+CELERY_BEAT_MAX_LOOP_INTERVAL = float(os.environ.get("SCHEDULER_INTERVAL") or 5)
+# The largest file a job may write (an export), in bytes.
+JOB_FILE_MAX_SIZE = int(os.environ.get("JOB_FILE_MAX_SIZE") or 10 << 20)

@@ -11,7 +11,7 @@ import uuid
 from collections import defaultdict
 
 from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, FieldError, ValidationError
-from django.db import models
+from django.db import connections, models, router
 from django.db.models import Q, UniqueConstraint, prefetch_related_objects, signals
 
 from .errors import ValidationFailed
@@ -21,7 +21,8 @@ NON_FIELD = "non_field_errors"
 
 
 def has_plain_save(model: type[models.Model]) -> bool:
-    """Model.save, or a save that only derives what `prepare_for_bulk` derives in memory."""
+    """Model.save, or a save that only derives what `prepare_for_bulk` derives in memory (and,
+    for new rows, does what `created_in_bulk` does for a whole batch once its rows exist)."""
     for klass in model.__mro__:
         if klass is models.Model:
             return True
@@ -30,14 +31,25 @@ def has_plain_save(model: type[models.Model]) -> bool:
     return True
 
 
+def prepare_batch(model: type[models.Model], instances: list) -> None:
+    """A model's `prepare_batch(instances)`, when it has one: values that depend on the write's
+    other objects and the stored ones (unique derived slugs), set once every object is cleaned
+    and before unique values are checked."""
+    prepare = getattr(model, "prepare_batch", None)
+    if prepare is not None:
+        prepare(instances)
+
+
 def batchable(writer, items: list) -> bool:
     """Whether a batch may be written in bulk. It may not (and is written object by object, as
     before) when the model asks for per-object writes (`per_object_writes`: a clean method
     that checks the database for conflicts no constraint states), when saving does more than
-    storing the row (component instantiation of devices and modules, cable path tracing,
-    cable terminations), when signal receivers listen to its saves (custom field definitions),
-    with multi-table inheritance, or when an item names an object of the same model (a tree's
-    parent, a LAG): that object may be created earlier in the same batch."""
+    storing the row and deriving what `prepare_for_bulk` and `created_in_bulk` do (cable path
+    tracing, cable terminations), when signal receivers listen to its saves (custom field
+    definitions), with multi-table inheritance, or when an item names an object that may be
+    created earlier in the same batch: one of the same model (a tree's parent, a LAG), or one
+    named by attributes of a model whose objects the batch's creation makes (`made_on_create`:
+    a module bay of a module created in the same batch)."""
     model = writer.resource.model
     if getattr(model, "per_object_writes", False) or model._meta.parents or not has_plain_save(model):
         return False
@@ -45,8 +57,22 @@ def batchable(writer, items: list) -> bool:
         return False
     if any(not isinstance(data, dict) for data in items):
         return False
-    own = [f.name for f in writer.fields if f.kind == FOREIGN_KEY and issubclass(model, f.target)]
-    return not any(data.get(name) is not None for data in items for name in own)
+    keys = [f for f in writer.fields if f.kind == FOREIGN_KEY]
+    own = [f.name for f in keys if issubclass(model, f.target)]
+    if any(data.get(name) is not None for data in items for name in own):
+        return False
+    made = tuple(model.made_on_create()) if hasattr(model, "made_on_create") else ()
+    later = [f.name for f in keys if made and issubclass(f.target, made)]
+    return not any(data.get(name) is not None and not is_uuid(data[name]) for data in items for name in later)
+
+
+def is_uuid(value) -> bool:
+    if isinstance(value, uuid.UUID):
+        return True
+    try:
+        return isinstance(value, str) and bool(uuid.UUID(value))
+    except ValueError:
+        return False
 
 
 class RelatedLookups:
@@ -170,7 +196,6 @@ class Batch:
         instances, manys, errors = [], [], []
         for data in items:
             instance = self.model()
-            item_errors: dict = {}
             if data.get("id"):
                 try:
                     instance.pk = uuid.UUID(str(data["id"]))
@@ -183,16 +208,20 @@ class Batch:
             if writer.resource.owner_field:
                 setattr(instance, writer.resource.owner_field, writer.user)
             many, item_errors = writer.apply(instance, data, partial=False)
-            self.clean(instance, item_errors, many)
             instances.append(instance)
             manys.append(many)
             errors.append(item_errors)
+        self.clean_all(instances, errors, manys)
+        prepare_batch(self.model, [i for i in instances if i is not None])
         self.check_constraints(instances, errors)
         if any(errors):
             raise ValidationFailed(errors)
         for instance in instances:
             self.prepare(instance)
         self.model._default_manager.bulk_create(instances)
+        created_in_bulk = getattr(self.model, "created_in_bulk", None)
+        if created_in_bulk is not None:
+            created_in_bulk(instances)
         self.write_many(instances, manys, adding=True)
         failed = included_errors(writer, instances, items, adding=True)
         if failed:  # every item's place in the list, as validation errors are reported
@@ -212,9 +241,10 @@ class Batch:
         manys, errors = [], []
         for instance, data in zip(instances, items, strict=True):
             many, item_errors = writer.apply(instance, data, partial=partial)
-            self.clean(instance, item_errors, many)
             manys.append(many)
             errors.append(item_errors)
+        self.clean_all(instances, errors, manys)
+        prepare_batch(self.model, instances)
         self.check_constraints(instances, errors)
         failed = {str(i.pk): e for i, e in zip(instances, errors, strict=True) if e}
         if failed:
@@ -230,17 +260,14 @@ class Batch:
                 changed.add(field.attname)
         changed.discard(self.model._meta.pk.attname)
         if changed:
-            names = [self.model._meta.get_field(a).name for a in sorted(changed) if a]
-            self.model._default_manager.bulk_update(instances, [self.field_name(n) for n in names])
+            fields = [f for f in self.model._meta.concrete_fields if f.attname in changed]
+            update_rows(self.model, instances, fields)
         self.write_many(instances, manys, adding=False)
         failed = included_errors(writer, instances, items, adding=False)
         if failed:  # keyed by id, as validation errors of an update are reported
             by_id = {str(instances[i].pk): e for i, e in failed.items()}
             raise ValidationFailed(by_id if len(items) > 1 else next(iter(by_id.values())))
         return instances
-
-    def field_name(self, name: str) -> str:
-        return next(f.name for f in self.model._meta.concrete_fields if f.name == name or f.attname == name)
 
     def preload(self, instances: list, items: list) -> None:
         """Related objects and many-to-many values of the stored objects, one query per field,
@@ -264,6 +291,17 @@ class Batch:
         prepare = getattr(instance, "prepare_for_bulk", None)
         if prepare is not None:
             prepare()
+
+    def clean_all(self, instances: list, errors: list[dict], manys: list[dict]) -> None:
+        """Every object's rules, in input order. A model that checks the database in clean()
+        loads what those checks read for the whole batch first (`prepare_batch_clean`); it
+        also sees the batch's earlier objects, as saving them one by one would."""
+        prepare = getattr(self.model, "prepare_batch_clean", None)
+        if prepare is not None:
+            prepare([i for i in instances if i is not None])
+        for instance, item_errors, many in zip(instances, errors, manys, strict=True):
+            if instance is not None:
+                self.clean(instance, item_errors, many)
 
     def clean(self, instance, errors: dict, many: dict) -> None:
         """The model's field and Python rules, in memory: foreign keys were just read from the
@@ -409,6 +447,7 @@ class Batch:
     def write_many(self, instances: list, manys: list[dict], adding: bool) -> None:
         """Many-to-many values set as `.set()` would, with batched statements per field."""
         names = {name for many in manys for name in many}
+        self.writer.many_written |= names
         for name in names:
             field = self.model._meta.get_field(name)
             through = field.remote_field.through
@@ -438,6 +477,65 @@ class Batch:
             )
             for instance, _ in targets:  # reads of the new values must not see the preloaded ones
                 getattr(instance, "_prefetched_objects_cache", {}).pop(field.name, None)
+
+
+def update_rows(model, instances: list, fields: list) -> None:
+    """Store `fields` of the objects with statements that grow linearly with the batch (Django's
+    bulk_update writes, for every column, a CASE with a branch per object): one object is a
+    plain UPDATE; more join their new values, a VALUES list, on the primary key."""
+    connection = connections[router.db_for_write(model)]
+    quote, pk = connection.ops.quote_name, model._meta.pk
+    if len(instances) == 1 and connection.features.can_return_columns_from_insert:
+        update_one(model, instances[0], fields, connection)
+        return
+    if len(instances) == 1:
+        values = {f.attname: getattr(instances[0], f.attname) for f in fields}
+        model._base_manager.using(connection.alias).filter(pk=instances[0].pk).update(**values)
+        return
+    columns = [pk, *fields]
+    table = quote(model._meta.db_table)
+    names = ", ".join(f"c{n}" for n in range(len(columns)))
+    assignments = ", ".join(f"{quote(f.column)} = v.c{n}" for n, f in enumerate(fields, 1))
+    # PostgreSQL reads VALUES as text unless told each column's type.
+    typed = connection.vendor == "postgresql"
+    marks = ", ".join(f"%s::{f.db_type(connection)}" if typed else "%s" for f in columns)
+    limit = connection.features.max_query_params
+    size = max(1, limit // len(columns)) if limit else len(instances)
+    for first in range(0, len(instances), size):
+        chunk = instances[first : first + size]
+        rows = ", ".join([f"({marks})"] * len(chunk))
+        params = [f.get_db_prep_save(getattr(obj, f.attname), connection) for obj in chunk for f in columns]
+        match = f"{table}.{quote(pk.column)} = v.c0"
+        if typed:
+            sql = f"UPDATE {table} SET {assignments} FROM (VALUES {rows}) AS v({names}) WHERE {match}"
+        else:  # SQLite (3.33 on) names the VALUES in a common table expression
+            sql = f"WITH v({names}) AS (VALUES {rows}) UPDATE {table} SET {assignments} FROM v WHERE {match}"
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+
+
+def update_one(model, instance, fields: list, connection) -> None:
+    """One object's UPDATE, which returns the row as stored (`instance.stored_row`, the values
+    `values_list` of every column would read): what a write's ETag is made of, without reading
+    the row again. Not kept where the model's batch hook may change rows afterwards."""
+    quote, pk = connection.ops.quote_name, model._meta.pk
+    table, columns = quote(model._meta.db_table), model._meta.concrete_fields
+    assignments = ", ".join(f"{quote(f.column)} = %s" for f in fields)
+    returned = ", ".join(quote(f.column) for f in columns)
+    sql = f"UPDATE {table} SET {assignments} WHERE {quote(pk.column)} = %s RETURNING {returned}"
+    params = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk.get_db_prep_value(instance.pk, connection)])
+        row = cursor.fetchone()
+    if row is None or getattr(model, "write_batch", None) is not None:
+        return
+    # The converters of the same columns read with values_list: the values compare equal.
+    compiler = model._base_manager.values_list(*(f.attname for f in columns)).query.get_compiler(
+        connection.alias
+    )
+    compiler.as_sql()
+    converters = compiler.get_converters([column for column, _, _ in compiler.select])
+    instance.stored_row = next(iter(compiler.apply_converters([row], converters))) if converters else row
 
 
 def clash_message(instance, model_class, constraint) -> ValidationError:

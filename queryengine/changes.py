@@ -126,11 +126,14 @@ def logged(model: type[models.Model]) -> bool:
     )
 
 
-def snapshots(model: type[models.Model], instances: Iterable[models.Model], many: set | None = None) -> dict:
+def snapshots(
+    model: type[models.Model], instances: Iterable[models.Model], many: set | None = None, earlier=None
+) -> dict:
     """{pk: data} for objects of one model: their columns as JSON values (foreign keys by id,
     custom fields under `custom_fields`), computed values such as a prefix's CIDR, and
     many-to-many ids, read with one query per many-to-many field for all of them (only the
-    `many` fields when given: new objects have no values in the others)."""
+    `many` fields when given: the others hold what the `earlier` snapshots of the same objects
+    hold, and are empty without them, as for new objects)."""
     instances = list(instances)
     resource = resource_for(model)
     hidden = set(resource.hidden) if resource else set()
@@ -139,13 +142,14 @@ def snapshots(model: type[models.Model], instances: Iterable[models.Model], many
         for name, spec in (resource.computed.items() if resource else ())
         if not any("__" in column for column in spec.columns)
     }
-    columns = [f for f in model._meta.concrete_fields if f.name not in hidden]
+    columns = [
+        ("custom_fields" if f.name == "_custom_field_data" else f.name, f.attname, json_for(f))
+        for f in model._meta.concrete_fields
+        if f.name not in hidden
+    ]
     result = {}
     for obj in instances:
-        data = {}
-        for f in columns:
-            name = "custom_fields" if f.name == "_custom_field_data" else f.name
-            data[name] = json_value(getattr(obj, f.attname))
+        data = {name: convert(getattr(obj, attname)) for name, attname, convert in columns}
         for name, spec in computed.items():
             try:
                 data[name] = json_value(spec.render(*(getattr(obj, c) for c in spec.columns)))
@@ -157,14 +161,26 @@ def snapshots(model: type[models.Model], instances: Iterable[models.Model], many
             if f.name in hidden:
                 continue
             source, target = f"{f.m2m_field_name()}_id", f"{f.m2m_reverse_field_name()}_id"
-            for data in result.values():
-                data[f.name] = []
+            for pk, data in result.items():
+                data[f.name] = list((earlier or {}).get(pk, {}).get(f.name, ()))
             if many is not None and f.name not in many:
                 continue
+            for data in result.values():
+                data[f.name] = []
             rows = f.remote_field.through._default_manager.filter(**{f"{source}__in": list(result)})
             for owner, value in rows.order_by().values_list(source, target):
                 result[owner][f.name].append(json_value(value))
     return result
+
+
+def json_for(field: models.Field):
+    """json_value for the values of one column, chosen once: ids and times need no checks."""
+    target = field.target_field if field.is_relation else field
+    if isinstance(target, models.UUIDField):
+        return lambda value: None if value is None else str(value)
+    if isinstance(target, models.DateTimeField):
+        return lambda value: None if value is None else value.isoformat()
+    return json_value
 
 
 def json_value(value):

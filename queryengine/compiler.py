@@ -42,12 +42,14 @@ from graphql import (
 from graphql.execution.values import get_argument_values, get_variable_values
 
 from . import jsonsql, query, together
-from .mutations import mutation_fields, perform
+from .jsonsql import JsonText, PyText
+from .mutations import mutation_fields, perform, perform_with_writer
 from .prepared import PreparedQuery
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
+    DERIVED,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -108,39 +110,6 @@ def _split_fragments(selection_set) -> tuple[list[FieldNode], dict[str, tuple]]:
 
 
 REFERENCE_FIELDS = frozenset({"id", "object_type", "url", "__typename"})
-
-
-@dataclass(frozen=True)
-class PyText:
-    """Python code (over a row `r`, base `B` and loaded data `P`) that yields JSON text."""
-
-    code: str
-
-
-class JsonText:
-    """JSON text under construction from constants, SQL text expressions and Python code."""
-
-    def __init__(self):
-        self.parts: list = []
-
-    def const(self, text: str) -> None:
-        if self.parts and isinstance(self.parts[-1], str):
-            self.parts[-1] += text
-        else:
-            self.parts.append(text)
-
-    def sql(self, expression) -> None:
-        self.parts.append(expression)
-
-    def py(self, code: str) -> None:
-        self.parts.append(PyText(code))
-
-    def expression(self):
-        """The whole text as one SQL expression (it must hold no Python code)."""
-        if any(isinstance(p, PyText) for p in self.parts):
-            raise ValueError("Python code in an SQL-only text")
-        args = [jsonsql.const(p) if isinstance(p, str) else p for p in self.parts]
-        return args[0] if len(args) == 1 else jsonsql.Cat(*args)
 
 
 def reference_text(target: Resource, nodes: list[FieldNode], id_text) -> JsonText:
@@ -207,9 +176,11 @@ class ObjectPlan:
         # Column 0 is the id as text: loads, lists and tree paths are keyed by it.
         self.columns: list[str] = ["_id"]
         self.annotations: dict[str, object] = {"_id": jsonsql.IdText(F("pk"))}
-        # slot -> (plan, column holding the id, the text of an object the viewer may not see)
-        self.loads: dict[str, tuple[ObjectPlan, int, list | None]] = {}
+        # slot -> (plan, column holding the id, the text of an object the viewer may not see,
+        #          a derived relation's finder or None)
+        self.loads: dict[str, tuple[ObjectPlan, int, list | None, object]] = {}
         self.lists: dict[str, object] = {}  # slot -> callable(ids, base, viewer) -> {id: JSON text}
+        self.many_lists: dict[str, str] = {}  # many-to-many field -> its slot in `lists`
         # slot -> ({object type: plan}, app label column, model column, id column,
         #          {object type: hidden text}, dangling)
         self.generics: dict[str, tuple[dict, int, int, int, dict, bool]] = {}
@@ -305,7 +276,7 @@ class ObjectPlan:
 
     def object_text(self, text: JsonText, selection_set) -> None:
         for index, node in enumerate(_fields(selection_set)):
-            if node.arguments and node.name.value not in self.resource.included:
+            if node.arguments and node.name.value not in self.resource.included_names:
                 raise Unsupported("arguments below the root")
             text.const(("{" if index == 0 else ",") + jsonsql.json_const(_response_key(node)) + ":")
             self.field_text(text, node)
@@ -359,6 +330,13 @@ class ObjectPlan:
         if spec.kind == FOREIGN_KEY:
             id_path = spec.columns[0] if spec.columns else f"{name}_id"  # a reverse one-to-one joins
             return self.related(text, resource_for(spec.target), node, jsonsql.IdText(F(id_path)))
+        if spec.kind == DERIVED:
+            source, hints = jsonsql.IdText(F(spec.columns[0])), []
+            for number, path in enumerate(spec.derived.hints):  # read with the row: no query for them
+                self.col(f"_{name}_hint{number}", jsonsql.IdText(F(path)))
+                hints.append(self.columns.index(f"_{name}_hint{number}"))
+            finder = (spec.derived.find, tuple(hints))
+            return self.related(text, resource_for(spec.target), node, source, finder)
         if spec.kind == CONTENT_TYPE:
             label = jsonsql.Cat(F(f"{name}__app_label"), jsonsql.const("."), F(f"{name}__model"))
             return text.sql(jsonsql.or_null(jsonsql.JsonString(label)))
@@ -477,9 +455,11 @@ class ObjectPlan:
         self.col("name")
         return "P['tree']"
 
-    def related(self, text: JsonText, target: Resource, node: FieldNode, id_text) -> None:
-        """A related object: its reference written by the database, or its plan's text loaded."""
-        if _is_reference(node):
+    def related(self, text: JsonText, target: Resource, node: FieldNode, id_text, find=None) -> None:
+        """A related object: its reference written by the database, or its plan's text loaded.
+        With `find` (a derived relation's finder and the columns of its hints), `id_text` is the
+        id it is found from, for the page."""
+        if _is_reference(node) and find is None:
             return text.sql(
                 jsonsql.or_null(reference_text(target, _fields(node.selection_set), id_text).expression())
             )
@@ -487,7 +467,7 @@ class ObjectPlan:
         column = self.col(f"_{slot}", id_text)
         plan = ObjectPlan(target, node.selection_set)
         hidden = _reference_pieces(target, _fields(node.selection_set))
-        self.loads[slot] = (plan, self.columns.index(f"_{slot}"), hidden)
+        self.loads[slot] = (plan, self.columns.index(f"_{slot}"), hidden, find)
         self.inside |= {target, *plan.inside}
         return text.py(f"P[{slot!r}].get({column}, b'null')")
 
@@ -540,23 +520,31 @@ class ObjectPlan:
 
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
+        if spec.kind != REVERSE:
+            self.many_lists[spec.name] = slot
         return text.py(f"P[{slot!r}].get(r[0], b'[]')")
 
     # -- running ------------------------------------------------------------------------------
 
-    def fetch(self, ids: list[str], base: str, viewer=None, subset=None) -> tuple[list, dict]:
+    def fetch(
+        self, ids: list[str], base: str, viewer=None, subset=None, empty: set = frozenset()
+    ) -> tuple[list, dict]:
         """The rows of the given objects (those in `subset`, a query of ids, when given) and
-        everything their JSON texts refer to, as far as `viewer` may see it (None: all)."""
+        everything their JSON texts refer to, as far as `viewer` may see it (None: all); the
+        many-to-many lists named in `empty` are known to be empty."""
+        skipped = {self.many_lists[name] for name in empty}
+        read = [slot for slot in self.lists if slot not in skipped]
         # The many-to-many pairs are read beside the rows (they need only the ids).
         calls = [
             partial(self.query.rows, ids, self.viewed_queryset(viewer, subset)),
-            *(partial(load, ids, base, viewer) for load in self.lists.values()),
+            *(partial(self.lists[slot], ids, base, viewer) for slot in read),
         ]
         rows, *lists = together.run_all(self.resource.model._default_manager.db, calls)
         if len(rows) > 1:
             position = {pk: index for index, pk in enumerate(ids)}
             rows.sort(key=lambda row: position[row[0]])
-        loaded: dict = dict(zip(self.lists, lists, strict=True))
+        loaded: dict = {slot: {} for slot in skipped}
+        loaded.update(zip(read, lists, strict=True))
         if self.tree:
             parent, name = self.columns.index("_parent"), self.columns.index("name")
             paths = query.tree_paths(self.resource.model, {row[0]: (row[parent], row[name]) for row in rows})
@@ -564,11 +552,24 @@ class ObjectPlan:
                 pk: (dumps(label), b"null" if depth is None else b"%d" % depth)
                 for pk, (label, depth) in paths.items()
             }
-        for slot, (plan, index, hidden) in self.loads.items():
-            wanted = {row[index] for row in rows}
-            loaded[slot] = texts = plan.load(wanted, base, viewer)
+        for slot, (plan, index, hidden, finder) in self.loads.items():
+            wanted = {row[index] for row in rows} - {None}
+            found = None
+            if finder is not None:
+                find, hint_columns = finder
+                if hint_columns:
+                    hints = {row[index]: tuple(row[c] for c in hint_columns) for row in rows}
+                    found = find(wanted, hints)
+                else:
+                    found = find(wanted)
+            if found is not None:
+                wanted = set(found.values()) - {None}
+            texts = plan.load(set(wanted), base, viewer)
             if viewer is not None and viewer.subset(plan.resource) is not None:
-                texts.update((pk, _hidden_text(hidden, pk, viewer)) for pk in wanted - texts.keys() - {None})
+                texts.update((pk, _hidden_text(hidden, pk, viewer)) for pk in wanted - texts.keys())
+            loaded[slot] = (
+                texts if found is None else {pk: texts[to] for pk, to in found.items() if to in texts}
+            )
         for slot, (plans, app, model, index, hidden, dangling) in self.generics.items():
             wanted: dict[str, set] = {}
             for row in rows:
@@ -587,14 +588,14 @@ class ObjectPlan:
                 loaded[slot + "?"] = query.existing_objects(wanted)
         return rows, loaded
 
-    def load(self, ids: set, base: str, viewer=None, narrow: bool = True) -> dict:
+    def load(self, ids: set, base: str, viewer=None, narrow: bool = True, empty: set = frozenset()) -> dict:
         """{id: JSON text} for the given ids (related objects show whatever the list's filters),
         those `viewer` may not see left out (unless `narrow` is false: already left out)."""
         ids.discard(None)
         subset = viewer.subset(self.resource) if viewer is not None and narrow else None
         if subset is query.NOTHING or not ids:
             return {}
-        rows, loaded = self.fetch(list(ids), base, viewer, subset)
+        rows, loaded = self.fetch(list(ids), base, viewer, subset, empty)
         item = self.item
         return {row[0]: item(row, base, loaded) for row in rows}
 
@@ -605,14 +606,16 @@ def _selection_plan(resource: Resource, fields: str) -> ObjectPlan:
     return ObjectPlan(resource, document.definitions[0].selection_set.selections[0].selection_set)
 
 
-def object_texts(resource: Resource, depth: int, ids, base: str, viewer=None) -> dict[str, bytes]:
+def object_texts(resource: Resource, depth: int | None, ids, base: str, viewer=None) -> dict[str, bytes]:
     """{id: JSON text} of objects shown nested at `depth` (spec §4.6: what a related object
-    shows), for values that hold objects of several types, such as relationship peers; one
-    `viewer` may not see shows as its reference or null (as a foreign key's would)."""
-    from .documents import selection
+    shows; None: the API 1.x nested form), for values that hold objects of several types, such
+    as relationship peers; one `viewer` may not see shows as its reference or null (as a
+    foreign key's would)."""
+    from .documents import nested_selection, selection
 
     wanted = {str(pk) for pk in ids}
-    texts = _selection_plan(resource, selection(resource, depth, top=False)).load(set(wanted), base, viewer)
+    fields = nested_selection(resource) if depth is None else selection(resource, depth, top=False)
+    texts = _selection_plan(resource, fields).load(set(wanted), base, viewer)
     if viewer is not None and viewer.subset(resource) is not None:
         for pk in wanted - texts.keys():
             shown = {"id": pk, "object_type": resource.object_type, "url": f"{base}{resource.route}/{pk}/"}
@@ -682,9 +685,15 @@ class RootPlan:
         viewer = context.viewer()
         viewer.prime(plan.inside)
         if self.kind in ("create", "update"):
-            # Written objects are read back through the plan, in input order.
-            written = perform(self.kind, self.resource, context, arguments)
-            loaded = plan.load({str(obj.pk) for obj in written}, context.base_url, viewer, narrow=False)
+            # Written objects are read back through the plan, in input order. New objects have no
+            # many-to-many values but those the write set: the others need no query.
+            written, writer = perform_with_writer(self.kind, self.resource, context, arguments)
+            for obj in written:
+                if hasattr(obj, "stored_row"):
+                    context.stored_rows[(self.resource.model, str(obj.pk))] = obj.stored_row
+            empty = set(plan.many_lists) - writer.many_written if self.kind == "create" else set()
+            ids = {str(obj.pk) for obj in written}
+            loaded = plan.load(ids, context.base_url, viewer, narrow=False, empty=empty)
             return [orjson.Fragment(loaded[str(obj.pk)]) for obj in written]
         # The page (filters, permissions, order, limit) is one small query for ids; the plan
         # renders exactly those rows.

@@ -7,8 +7,10 @@ so the engine parses, validates and compiles it once.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
+from . import legacy
 from .filters import CUSTOM_FIELD_FILTER
 from .registry import (
     COMPUTED,
@@ -28,13 +30,29 @@ from .registry import (
 REFERENCE = "id object_type url"
 
 
+@dataclass(frozen=True)
+class LegacyShape:
+    """The API 1.x shape of a response (spec §9): nested serializers instead of depth, at one
+    1.x version; `brief` shows top-level objects in their nested form too."""
+
+    version: str
+    brief: bool = False
+
+
+def selection_of(resource: Resource, shape, many: frozenset[str] = frozenset()) -> str:
+    """The top-level fields of a response's shape: a depth (2.x and later) or a LegacyShape."""
+    if isinstance(shape, LegacyShape):
+        return nested_selection(resource) if shape.brief else legacy_selection(resource, shape.version, many)
+    return selection(resource, shape, many)
+
+
 def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset(), top: bool = True) -> str:
     """The fields of `resource` at `depth` (spec §4.6): related objects are references at 0 and
     nested objects below; nested objects omit many-to-many and derived fields."""
     parts = ["id", "object_type", "display", "url"]
     if top:
         parts += resource.derived
-    for spec in resource.fields:
+    for spec in resource.current_fields:
         if spec.kind == INCLUDED:
             if spec.name in resource.loaded:
                 parts.append(f"{spec.name}(depth: {depth if top else 0})")
@@ -74,6 +92,43 @@ def _generic(spec, depth: int) -> str:
     return " ".join(f"... on {t.type_name} {{ {selection(t, depth - 1, top=False)} }}" for t in targets)
 
 
+# --- API 1.x ---------------------------------------------------------------------------------
+
+CHOICE = "value: slug label: name"  # a related object 1.x shows as {value, label}
+
+
+@lru_cache(maxsize=1024)
+def legacy_selection(resource: Resource, version: str, many: frozenset[str] = frozenset()) -> str:
+    """A top-level object at API 1.x (legacy.top_fields) as a selection."""
+    return _render(legacy.top_fields(resource, version, many), frozenset())
+
+
+@lru_cache(maxsize=1024)
+def nested_selection(resource: Resource, within: frozenset = frozenset()) -> str:
+    """The 1.x nested form (legacy.nested_fields); a cycle of parents ends in a reference."""
+    return _render(legacy.nested_fields(resource), within | {resource})
+
+
+def _render(shown, within: frozenset) -> str:
+    parts = []
+    for entry in shown:
+        key = entry.key if entry.key == entry.name else f"{entry.key}: {entry.name}"
+        if entry.form == legacy.VALUE:
+            parts.append(key)
+        elif entry.form == legacy.INCLUDED:
+            parts.append(f"{key}(depth: 0)")
+        elif entry.form == legacy.CHOICE:
+            parts.append(f"{key} {{ {CHOICE} }}")
+        elif entry.form == legacy.GENERIC:
+            fragments = " ".join(f"... on {t.type_name} {{ {nested_selection(t)} }}" for t in entry.targets)
+            parts.append(f"{key} {{ {fragments or REFERENCE} }}")
+        elif entry.targets[0] in within and entry.form == legacy.NESTED:
+            parts.append(f"{key} {{ id url display }}")
+        else:  # NESTED or LIST
+            parts.append(f"{key} {{ {nested_selection(entry.targets[0], within)} }}")
+    return " ".join(parts)
+
+
 def many_to_many_fields(resource: Resource) -> tuple[str, ...]:
     return tuple(
         f.name
@@ -83,7 +138,7 @@ def many_to_many_fields(resource: Resource) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def list_document(resource: Resource, depth: int, many: frozenset[str], filter_names: tuple[str, ...]) -> str:
+def list_document(resource: Resource, depth, many: frozenset[str], filter_names: tuple[str, ...]) -> str:
     """`count` and `results` of one page; filter `i` is passed as variable `$f<i>`."""
     declared = "".join(
         f", $f{i}: {'GenericScalar' if name == CUSTOM_FIELD_FILTER else '[String]'}"
@@ -96,21 +151,23 @@ def list_document(resource: Resource, depth: int, many: frozenset[str], filter_n
         f"query ($limit: Int, $offset: Int, $order_by: [String]{declared}) {{ "
         f"count: {resource.list_field}_count{count_arguments} "
         f"results: {resource.list_field}(limit: $limit, offset: $offset, order_by: $order_by{arguments}) "
-        f"{{ {selection(resource, depth, many)} }} }}"
+        f"{{ {selection_of(resource, depth, many)} }} }}"
     )
 
 
 @lru_cache(maxsize=1024)
-def detail_document(resource: Resource, depth: int, many: frozenset[str]) -> str:
+def detail_document(resource: Resource, depth, many: frozenset[str]) -> str:
+    """One object at `depth` (an int) or in a LegacyShape."""
     return (
         f"query ($id: {resource.pk_type}!) "
-        f"{{ object: {resource.single_field}(id: $id) {{ {selection(resource, depth, many)} }} }}"
+        f"{{ object: {resource.single_field}(id: $id) {{ {selection_of(resource, depth, many)} }} }}"
     )
 
 
 @lru_cache(maxsize=1024)
-def write_document(resource: Resource, kind: str, many: frozenset[str]) -> str:
-    """The mutation behind a REST write; created and updated objects come back at depth 0."""
+def write_document(resource: Resource, kind: str, many: frozenset[str], shape=0) -> str:
+    """The mutation behind a REST write; created and updated objects come back at depth 0 (or
+    in a LegacyShape)."""
     field = f"{kind}_{resource.list_field}"
     if kind == "delete":
         return f"mutation ($ids: [UUID!]!) {{ result: {field}(ids: $ids) }}"
@@ -118,4 +175,4 @@ def write_document(resource: Resource, kind: str, many: frozenset[str]) -> str:
         head, arguments = "$data: [GenericScalar]!, $partial: Boolean", "data: $data, partial: $partial"
     else:
         head, arguments = "$data: [GenericScalar]!", "data: $data"
-    return f"mutation ({head}) {{ result: {field}({arguments}) {{ {selection(resource, 0, many)} }} }}"
+    return f"mutation ({head}) {{ result: {field}({arguments}) {{ {selection_of(resource, shape, many)} }} }}"

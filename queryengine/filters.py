@@ -146,6 +146,7 @@ class Filter:
     build: object = None  # custom filters: parsed values -> Q
     oracle: object = None  # custom filters: (obj, parsed values) -> bool, the same in Python
     samples: tuple | Callable = ()  # custom filters: values worth trying (or a callable giving them)
+    legacy: bool = False  # a filter of API 1.x only (slugs, `site=<slug>`)
 
     def q(self, resource: Resource, values: list[str]) -> Q:
         parsed = [self._parse(v) for v in values]
@@ -212,13 +213,13 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     """Every filter a resource accepts, keyed by its parameter name."""
     found: dict[str, Filter] = {}
 
-    def add(name, path, lookups, parse, kind="value", nullable=False):
+    def add(name, path, lookups, parse, kind="value", nullable=False, legacy=False):
         for suffix, (lookup, negate) in {**lookups, **(ISNULL if nullable else {})}.items():
             key = f"{name}__{suffix}" if suffix else name
             value_parse = {"isnull": parse_bool, "regex": parse_regex, "iregex": parse_regex}.get(
                 lookup, parse
             )
-            found[key] = Filter(key, path, lookup, negate, value_parse, kind)
+            found[key] = Filter(key, path, lookup, negate, value_parse, kind, legacy=legacy)
 
     add("id", "pk", EXACT_LOOKUPS, parse_int if resource.integer_pk else parse_uuid)
     for spec in resource.fields:
@@ -226,7 +227,8 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         if spec.kind == SCALAR:
             lookups, parse = _family(f)
             if lookups:
-                add(spec.name, spec.name, lookups, parse, nullable=f.null and lookups is not STRING_LOOKUPS)
+                nullable = f.null and lookups is not STRING_LOOKUPS
+                add(spec.name, spec.name, lookups, parse, nullable=nullable, legacy=spec.legacy)
         elif spec.kind == FOREIGN_KEY:
             add(spec.name, spec.name, EXACT_LOOKUPS, None, "related", nullable=f.null)
             if f.concrete and f"{spec.name}_id" not in {s.name for s in resource.fields}:
@@ -244,9 +246,19 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     for name, path in resource.relations.items():
         add(name, path, EXACT_LOOKUPS, None, "related")
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
-    for name, custom in {**extended, **resource.filters}.items():
+    legacy = set(resource.legacy.filters)
+    for name, custom in {**extended, **resource.filters, **resource.legacy.filters}.items():
         found[name] = Filter(
-            name, "", "custom", False, custom.parse, "custom", custom.build, custom.oracle, custom.samples
+            name,
+            "",
+            "custom",
+            False,
+            custom.parse,
+            "custom",
+            custom.build,
+            custom.oracle,
+            custom.samples,
+            legacy=name in legacy,
         )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
@@ -283,13 +295,18 @@ def resolve_related(model: type[models.Model], natural_key: str | None, values: 
     query = Q(pk__in=by_id)
     if by_key and natural_key:
         query |= Q(**{f"{natural_key}__in": by_key})
-    rows = list(model.objects.filter(query).values_list("pk", natural_key or "pk")) if by_id or by_key else []
-    found_ids = {str(pk) for pk, _ in rows}
-    found_keys = {str(key) for _, key in rows}
+    # Objects with a slug are also named by it (API 1.x filters by slug: `status=active`).
+    slug = "slug" if by_key and any(f.name == "slug" for f in model._meta.fields) else "pk"
+    if slug != "pk":
+        query |= Q(slug__in=by_key)
+    columns = ("pk", natural_key or "pk", slug)
+    rows = list(model.objects.filter(query).values_list(*columns)) if by_id or by_key else []
+    found_ids = {str(pk) for pk, _, _ in rows}
+    found_keys = {str(key) for _, *keys in rows for key in keys}
     missing = [v for v in values if v not in found_keys and _uuid_text(v) not in found_ids]
     if missing:
         raise FilterError({name: [_invalid_choice(missing[0])]})
-    return [pk for pk, _ in rows]
+    return [pk for pk, *_ in rows]
 
 
 def _uuid_text(value: str) -> str | None:

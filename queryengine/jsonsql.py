@@ -10,6 +10,8 @@ plan's Python code.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import orjson
 from django.db import models
 from django.db.models import Func, TextField, Value
@@ -158,3 +160,36 @@ def json_value(field: models.Field, expression):
     else:
         return None
     return or_null(text) if field.null else text
+
+
+@dataclass(frozen=True)
+class PyText:
+    """Python code (over a row `r`, base `B` and loaded data `P`) that yields JSON text."""
+
+    code: str
+
+
+class JsonText:
+    """JSON text under construction from constants, SQL text expressions and Python code."""
+
+    def __init__(self):
+        self.parts: list = []
+
+    def const(self, text: str) -> None:
+        if self.parts and isinstance(self.parts[-1], str):
+            self.parts[-1] += text
+        else:
+            self.parts.append(text)
+
+    def sql(self, expression) -> None:
+        self.parts.append(expression)
+
+    def py(self, code: str) -> None:
+        self.parts.append(PyText(code))
+
+    def expression(self):
+        """The whole text as one SQL expression (it must hold no Python code)."""
+        if any(isinstance(p, PyText) for p in self.parts):
+            raise ValueError("Python code in an SQL-only text")
+        args = [const(p) if isinstance(p, str) else p for p in self.parts]
+        return args[0] if len(args) == 1 else Cat(*args)

@@ -37,10 +37,15 @@ def perform(kind: str, resource: Resource, context, arguments: dict):
     Objects changed or deleted must meet the caller's constraints beforehand (others are not
     found), and objects created or changed must meet them afterwards, inside the write's
     transaction: nobody moves an object out of what they may manage."""
+    return perform_with_writer(kind, resource, context, arguments)[0]
+
+
+def perform_with_writer(kind: str, resource: Resource, context, arguments: dict) -> tuple:
+    """`perform`'s result and the writer that wrote it (it knows which values the write set)."""
     rows = require_write(context, resource, kind)
     writer = Writer(resource, context.user, within=rows, optimistic=getattr(context, "first_attempt", False))
     if kind == "delete":
-        return writer.delete(arguments["ids"])
+        return writer.delete(arguments["ids"]), writer
     items = arguments["data"]
     if not isinstance(items, list):
         raise ValidationFailed(
@@ -53,7 +58,7 @@ def perform(kind: str, resource: Resource, context, arguments: dict):
         ids = {obj.pk for obj in written}
         if within(resource.model._default_manager.filter(pk__in=ids), rows).count() != len(ids):
             raise PermissionDenied()
-    return written
+    return written, writer
 
 
 def mutation_fields() -> dict[str, tuple[str, Resource]]:

@@ -29,7 +29,11 @@ def filters_of(resource: Resource) -> dict[str, Filter]:
 def sortable_fields(resource: Resource) -> tuple[str, ...]:
     names = [
         "id",
-        *(f.name for f in resource.fields if f.kind in (SCALAR, FOREIGN_KEY) and f.model_field.concrete),
+        *(
+            f.name
+            for f in resource.current_fields
+            if f.kind in (SCALAR, FOREIGN_KEY) and f.model_field.concrete
+        ),
         *resource.timestamps,
         *(name for name, c in resource.computed.items() if c.order_by),
     ]

@@ -31,6 +31,9 @@ SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC, COMPUTE
     "reverse",
     "included",
 )
+# A related object found through other columns (API 1.x: a device's site, the Site-type location
+# at or above its location), read by a page loader.
+DERIVED = "derived"
 # Kinds shown as lists of related objects (left out at depth > 0 and, from 3.0, by default).
 LIST_KINDS = (MANY_TO_MANY, CONTENT_TYPES, REVERSE)
 
@@ -93,6 +96,72 @@ class Included:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """A related object found through another: `source` is the ORM path of an id column and
+    `find(ids) -> {id: target id}` maps a page's source ids (text) at once, with a handful of
+    queries whatever the page size. `target` names the related model ("dcim.Site"). A value
+    written to it at API 1.x is written to the foreign key `writes` instead (None: read-only)."""
+
+    target: str
+    source: str
+    find: Callable
+    writes: str | None = None
+    # ORM paths read with each object whose text values are passed to `find(ids, {id: values})`,
+    # sparing it a query (a location's parent and type: only its ancestors remain to be read).
+    hints: tuple[str, ...] = ()
+
+    @property
+    def model(self) -> type[models.Model]:
+        return apps.get_model(self.target)
+
+
+@dataclass(frozen=True)
+class Legacy:
+    """How API 1.x (spec §9: nested serializers, `brief`, slugs, value/label choices) shows a
+    resource, beyond what every resource's 1.x form derives from its fields.
+
+    `nested` lists the fields of the 1.x nested form (related objects, and every object with
+    `brief=1`) after id, url and display, by their 1.x names; an entry `"key: field"` is shown
+    as written (an alias). Left None, the nested form shows the natural key and the slug.
+    `renamed` maps 1.x names to field names (`device_role` -> `role`, `_depth` -> `tree_depth`);
+    `fields` adds values only 1.x shows (a prefix's `site`, `is_pool`); `hidden` names fields 1.x
+    does not show; `since` the first 1.x version showing a field (an interface's status: 1.3);
+    `choices` the related objects shown as {value, label} (their slug and name); `filters` the
+    filters only 1.x takes (`site=<slug>`). An Included among `fields` is read a page at a time
+    and written after the object is saved (an IP address's assigned object). A resource shown
+    as {value, label} wherever it is related (statuses) says `as_choice`. `created_is_date`:
+    1.x showed `created` as a date."""
+
+    nested: tuple[str, ...] | None = None
+    renamed: dict[str, str] = field(default_factory=dict)
+    fields: dict[str, object] = field(default_factory=dict)  # name -> Computed | Derived | Included
+    # Values 1.x writes as two fields that are one here: name -> (type field, id field).
+    together: dict[str, tuple[str, str]] = field(default_factory=dict)
+    hidden: tuple[str, ...] = ()
+    since: dict[str, str] = field(default_factory=dict)
+    choices: tuple[str, ...] = ()
+    filters: dict[str, CustomFilter] = field(default_factory=dict)
+    as_choice: bool = False
+    # Values a 1.x create takes when not given (a callable: worked out for each write).
+    defaults: dict = field(default_factory=dict)
+    created_is_date: bool = True
+    only: tuple[str, ...] = ("slug",)  # model fields only 1.x shows
+
+    def name_of(self, field_name: str) -> str:
+        """The 1.x name of a field."""
+        return self.shown_as.get(field_name, field_name)
+
+    @cached_property
+    def shown_as(self) -> dict[str, str]:
+        return {field_name: old for old, field_name in self.renamed.items()}
+
+
+def date_text(value) -> str | None:
+    """A timestamp's date (API 1.x showed `created` as a date)."""
+    return None if value is None else value.date().isoformat()
+
+
+@dataclass(frozen=True)
 class FieldSpec:
     name: str
     kind: str
@@ -102,6 +171,8 @@ class FieldSpec:
     computed: Computed | None = None
     targets: tuple[str, ...] = ()  # object types a generic relation may point at (nested by depth)
     included: Included | None = None
+    derived: Derived | None = None
+    legacy: bool = False  # shown by API 1.x only (slugs, a device's site)
 
     @property
     def nullable(self) -> bool:
@@ -173,6 +244,13 @@ class Resource:
     change_logged: bool = True  # False: writes leave no change record (tokens: their data is a secret)
     # False: objects come from elsewhere (jobs from code) and are changed or deleted, never created.
     creatable: bool = True
+    # Foreign keys naming the object a change record relates to, the first one set: an
+    # interface's change names its module or device, as the reference's change log does.
+    changes_relate_to: tuple[str, ...] = ()
+    legacy: Legacy = field(default_factory=Legacy)  # the API 1.x form
+    # API versions the routes answer: (first, last); None: every version. Sites and regions are
+    # 1.x views of locations: ("1.2", "1.4").
+    versions: tuple[str, str] | None = None
 
     @property
     def integer_pk(self) -> bool:
@@ -238,6 +316,7 @@ class Resource:
     def fields(self) -> list[FieldSpec]:
         """Every exposed model field, in declaration order, with its kind."""
         specs = [FieldSpec(name, COMPUTED, computed=c) for name, c in self.computed.items()]
+        legacy_only = set(self.legacy.only)
         for f in self.model._meta.get_fields():
             if f.auto_created and not f.concrete or f.name in self.hidden or f.name.startswith("_"):
                 continue
@@ -250,7 +329,7 @@ class Resource:
                 kind = CONTENT_TYPE if f.related_model is ContentType else FOREIGN_KEY
                 specs.append(FieldSpec(f.name, kind, f, f.related_model))
             elif f.concrete:
-                specs.append(FieldSpec(f.name, SCALAR, f))
+                specs.append(FieldSpec(f.name, SCALAR, f, legacy=f.name in legacy_only))
         for name in self.reverse_one:
             relation = self.model._meta.get_field(name)
             specs.append(
@@ -267,11 +346,49 @@ class Resource:
                 specs.append(FieldSpec(name, INCLUDED, included=included))
         for name, included in self.loaded.items():
             specs.append(FieldSpec(name, INCLUDED, included=included))
+        for name, value in self.legacy.fields.items():
+            if isinstance(value, Included):
+                specs.append(FieldSpec(name, INCLUDED, included=value, legacy=True))
+            elif isinstance(value, Derived):
+                specs.append(
+                    FieldSpec(name, DERIVED, target=value.model, columns=(value.source,), derived=value)
+                )
+            else:
+                specs.append(FieldSpec(name, COMPUTED, computed=value, legacy=True))
+        if self.legacy.created_is_date and "created" in self.timestamps:
+            specs.append(
+                FieldSpec(CREATED_DATE, COMPUTED, computed=Computed(("created",), date_text), legacy=True)
+            )
         return specs
+
+    @cached_property
+    def current_fields(self) -> list[FieldSpec]:
+        """The fields API 2.x and 3.x show and take (those of 1.x only left out)."""
+        return [spec for spec in self.fields if not spec.legacy and spec.kind != DERIVED]
+
+    def served_at(self, version: str) -> bool:
+        if self.versions is None:
+            return True
+        first, last = self.versions
+        return version_key(first) <= version_key(version) <= version_key(last)
 
     @property
     def included(self) -> dict[str, Included]:
-        return {spec.name: spec.included for spec in self.fields if spec.kind == INCLUDED}
+        """The `include=` values (and `loaded` ones) of today's API."""
+        return {spec.name: spec.included for spec in self.current_fields if spec.kind == INCLUDED}
+
+    @cached_property
+    def included_names(self) -> frozenset[str]:
+        """Every value read a page at a time (those of API 1.x too)."""
+        return frozenset(spec.name for spec in self.fields if spec.kind == INCLUDED)
+
+    @property
+    def written_included(self) -> dict[str, Included]:
+        """Values written after the object is saved: `include=` ones and those of API 1.x (an IP
+        address's assigned object)."""
+        return {
+            spec.name: spec.included for spec in self.fields if spec.kind == INCLUDED and spec.included.write
+        }
 
     @cached_property
     def timestamps(self) -> list[str]:
@@ -296,6 +413,13 @@ class Resource:
             return apps.get_model(app_label, model_name), fk
         except LookupError:
             return None
+
+
+CREATED_DATE = "created_date"  # the date of `created`, as API 1.x showed it
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
 
 
 def _has_field(model, name: str) -> bool:

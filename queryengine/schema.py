@@ -8,7 +8,7 @@ the documents it can compile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import graphene
 from django.contrib.contenttypes.models import ContentType
@@ -21,6 +21,7 @@ from .registry import (
     COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
+    DERIVED,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -45,6 +46,8 @@ class RequestContext:
     first_attempt: bool = False  # set by engine.run for each attempt of a mutation
     # REST shows a related object the caller may not see as its reference; GraphQL as null.
     references_for_hidden: bool = False
+    # (model, id) -> the row as the request's writes stored it (batches.update_one)
+    stored_rows: dict = field(default_factory=dict)
 
     def viewer(self) -> query.Viewer:
         """What the caller may see inside other objects, worked out once per request."""
@@ -125,6 +128,20 @@ def related_object(root, info, name: str, target: Resource):
     # A reverse one-to-one has no column here: its object, if any, holds the id.
     pk = getattr(root, field.attname) if field.concrete else getattr(getattr(root, name, None), "pk", None)
     return None if pk is None else target.model._default_manager.filter(pk=pk, pk__in=subset).first()
+
+
+def derived_object(root, info, derived):
+    """The object a derived relation finds for one object (its page loader asked for one id)."""
+    source_id = value_at(root, derived.source)
+    if source_id is None:
+        return None
+    found = derived.find({str(source_id)}).get(str(source_id))
+    target = resource_for(derived.model)
+    return (
+        None
+        if found is None
+        else readable(target, info.context, derived.model._default_manager.filter(pk=found)).first()
+    )
 
 
 def generic_ref(context, object_type: str | None, pk):
@@ -212,6 +229,11 @@ def _field_attrs(resource: Resource) -> dict:
                 resolver=lambda root, info, depth=0, _i=spec.included: included_value(
                     resource, _i, root.pk, info.context, depth
                 ),
+            )
+        elif spec.kind == DERIVED:
+            attrs[name] = graphene.Field(
+                _type_of(spec.target),
+                resolver=lambda root, info, _d=spec.derived: derived_object(root, info, _d),
             )
         elif spec.kind == CONTENT_TYPE:
             attrs[name] = graphene.String(

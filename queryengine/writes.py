@@ -13,7 +13,7 @@ from django.db import models
 from django.db.models import ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
 
-from .batches import Batch, batchable
+from .batches import Batch, batchable, prepare_batch
 from .changes import (
     CREATE,
     DELETE,
@@ -56,9 +56,10 @@ class WritableField:
     target: type[models.Model] | None = None
 
 
-def writable_fields(resource: Resource) -> list[WritableField]:
+def writable_fields(resource: Resource, legacy: bool = False) -> list[WritableField]:
+    """The fields clients write (`legacy`: those only API 1.x shows too, such as slugs)."""
     found = []
-    for spec in resource.fields:
+    for spec in resource.fields if legacy else resource.current_fields:
         f = spec.model_field
         if spec.kind == COMPUTED and spec.computed.write is not None and spec.name not in resource.read_only:
             found.append(WritableField(spec.name, COMPUTED, None, spec.computed.required))
@@ -153,10 +154,11 @@ class Writer:
         self.optimistic = optimistic
         self.user = user
         self.within = within  # a Q: objects outside it cannot be changed or deleted (not found)
-        self.fields = writable_fields(resource)
+        self.fields = writable_fields(resource, legacy=True)
         self.custom_fields = None  # the model's custom field definitions, once needed
         self.included_state: dict = {"user": user}  # what `include=` writers keep across one write
         self.lookups = None  # related objects a batch names, fetched together (batches.RelatedLookups)
+        self.many_written: set[str] = set()  # the many-to-many fields this write set
 
     def apply(self, instance: models.Model, data, partial: bool) -> tuple[dict, dict]:
         """Set `data` on `instance`; returns (many-to-many values to set, errors)."""
@@ -265,6 +267,7 @@ class Writer:
         try:
             # Unique fields are checked for the whole batch at once (check_unique), not per object.
             instance.full_clean(exclude=exclude, validate_unique=False)
+            prepare_batch(type(instance), [instance])
             # Rules over many-to-many values about to be set (a model may also adjust them).
             if hasattr(instance, "clean_related") and not errors:
                 instance.clean_related(many)
@@ -335,6 +338,7 @@ class Writer:
         instance.save()
         for name, values in many.items():
             getattr(instance, name).set(values)
+        self.many_written |= many.keys()
         self.write_included(instance, data, adding)
         if many and not adding:
             instance.save(
@@ -345,8 +349,8 @@ class Writer:
     def write_included(self, instance: models.Model, data: dict, adding: bool) -> None:
         """`include=` values written with the object (relationships), once it has its id."""
         errors = {}
-        for name, included in self.resource.included.items():
-            if included.write is None or not (adding or name in data):
+        for name, included in self.resource.written_included.items():
+            if not (adding or name in data):
                 continue
             try:
                 included.write(self.resource, instance, data.get(name), adding, self.included_state)
@@ -364,8 +368,7 @@ class Writer:
     def create(self, items: list) -> list[models.Model]:
         with self.batch(), writing_through_engine():
             created = self._create(items)
-            given = {name for data in items if isinstance(data, dict) for name in data}
-            self.log(CREATE, created, {}, given)
+            self.log(CREATE, created, {}, self.many_written)
             return created
 
     def update(self, items: list, partial: bool) -> list[models.Model]:
@@ -376,13 +379,15 @@ class Writer:
         with self.batch(), writing_through_engine():
             return self._delete(ids)
 
-    def snapshots(self, instances, many: set | None = None) -> dict:
+    def snapshots(self, instances, many: set | None = None, earlier: dict | None = None) -> dict:
         """The objects' data for the change log, when one is kept."""
         model = self.resource.model
-        return snapshots(model, instances, many) if recording() and logged(model) else {}
+        return snapshots(model, instances, many, earlier) if recording() and logged(model) else {}
 
-    def log(self, action: str, instances: list, before: dict, given: set | None = None) -> None:
-        after = self.snapshots(instances, given)
+    def log(self, action: str, instances: list, before: dict, written: set) -> None:
+        """Record the change; of the many-to-many values only those `written` are read again (the
+        others are as `before`, or empty for new objects)."""
+        after = self.snapshots(instances, written, before)
         if after:
             record([Change(action, obj, before.get(obj.pk), after[obj.pk]) for obj in instances], self.user)
 
@@ -429,7 +434,7 @@ class Writer:
             updated = Batch(self).update(items, found, partial)
         else:
             updated = self.save_each(items, found, partial)
-        self.log(UPDATE, updated, before)
+        self.log(UPDATE, updated, before, self.many_written)
         return updated
 
     def save_each(self, items: list, found: dict, partial: bool) -> list[models.Model]:
@@ -449,7 +454,8 @@ class Writer:
         found = self.existing(ids)
         try:
             # One deletion for the whole set: dependencies are collected once, not per object.
-            delete_reporting(self.resource.model._default_manager.filter(pk__in=list(found)), self.user)
+            # The objects as locked and read above: not read a second time.
+            delete_reporting(list(found.values()), self.user)
         except (ProtectedError, RestrictedError) as exc:
             dependents = list(
                 exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects
@@ -502,15 +508,19 @@ class Writer:
         return found
 
 
-def delete_reporting(queryset, user=None) -> None:
-    """Delete the objects (cascades included), record each in the change log, and tell the
-    deletion hooks which went, by model, so what refers to them by generic relation goes too."""
+def delete_reporting(objects: list, user=None) -> None:
+    """Delete the objects of one model (cascades included), record each in the change log, and
+    tell the deletion hooks which went, by model, so what refers to them by generic relation
+    goes too."""
+    if not objects:
+        return
+    using = objects[0]._state.db
+    collector = Collector(using=using, origin=objects[0] if len(objects) == 1 else None)
+    collector.collect(objects)
     hooks = deletion_hooks()
     if not hooks and not recording():
-        queryset.delete()
+        collector.delete()
         return
-    collector = Collector(using=queryset.db, origin=queryset)
-    collector.collect(queryset.order_by())
     deleted: dict = {}
     changes = []
     for model, instances in collector.data.items():

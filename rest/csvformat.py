@@ -34,6 +34,7 @@ from queryengine.registry import (
     MANY_TO_MANY,
     Resource,
     custom_field_support,
+    resource_for,
 )
 from queryengine.scalars import dumps
 
@@ -67,8 +68,10 @@ def _key_fields(model: type[models.Model]) -> tuple[str, ...]:
             return tuple(constraint.fields)
     if model._meta.unique_together:
         return tuple(model._meta.unique_together[0])
+    resource = resource_for(model)
+    legacy_only = set(resource.legacy.only) if resource is not None else set()  # slugs: 1.x alone
     for f in model._meta.fields:
-        if f.unique and f.name != "id":
+        if f.unique and f.name != "id" and f.name not in legacy_only:
             return (f.name,)
     return ("pk",)
 

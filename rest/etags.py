@@ -24,12 +24,15 @@ def _columns(model) -> list[str]:
     return [field.attname for field in model._meta.concrete_fields]
 
 
-def current_tag(resource: Resource, pk, lock: bool = False) -> str | None:
-    """The object's tag in quotes, as sent in ETag, or None if no such object exists."""
-    rows = resource.model._default_manager.filter(pk=pk)
-    if lock and connection.features.has_select_for_update:
-        rows = rows.select_for_update()
-    row = rows.values_list(*_columns(resource.model)).first()
+def current_tag(resource: Resource, pk, lock: bool = False, context=None) -> str | None:
+    """The object's tag in quotes, as sent in ETag, or None if no such object exists; from the
+    row as this request's write stored it, when `context` holds it."""
+    row = context.stored_rows.get((resource.model, str(pk))) if context is not None else None
+    if row is None:
+        rows = resource.model._default_manager.filter(pk=pk)
+        if lock and connection.features.has_select_for_update:
+            rows = rows.select_for_update()
+        row = rows.values_list(*_columns(resource.model)).first()
     if row is None:
         return None
     digest = hashlib.blake2b(orjson.dumps(row, default=str, option=orjson.OPT_SORT_KEYS), digest_size=16)

@@ -1,16 +1,20 @@
 """`?export=<name>` on a list: the filtered objects rendered by one of the type's export
-templates and sent as a file, every matching object (no paging), in the list's order."""
+templates and sent as a file, every matching object (no paging), in the list's order; and a
+list's CSV read outside a request, for jobs that export."""
 
 from __future__ import annotations
 
 from django.contrib.contenttypes.models import ContentType
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 
 from inventory.extras.models import ExportTemplate
 from inventory.extras.templating import TemplateFailed, render
 from queryengine.filters import FilterError
 from queryengine.query import filtered, ordering
 from queryengine.registry import Resource
+from queryengine.schema import RequestContext
+
+from . import csvformat, versioning
 
 
 def export(request, resource: Resource, filters: dict) -> HttpResponse:
@@ -31,3 +35,21 @@ def export(request, resource: Resource, filters: dict) -> HttpResponse:
     filename = f"netinventory_{resource.model._meta.verbose_name_plural}{extension}".replace(" ", "_")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+def list_csv(user, resource: Resource, query_string: str = "") -> tuple[str, int]:
+    """The CSV text and row count that `GET /api/<route>/?<query_string>` answers with
+    `format=csv`, read for `user` (their permissions apply) outside any request: the "Export
+    Object List" job. Filters are checked as a request's (an unknown one is a FilterError)."""
+    from .views import list_page, require_view
+
+    request = HttpRequest()
+    request.method = "GET"
+    request.path = f"/api/{resource.route}/"
+    request.GET = QueryDict(query_string or "")
+    request.META.update(SERVER_NAME="localhost", SERVER_PORT="80")
+    request.context = RequestContext(user=user, base_url="/api/")
+    request.response_format, request.api_version = "csv", versioning.DEFAULT
+    require_view(resource, request)
+    page = list_page(request, resource)
+    return csvformat.render_rows(page["results"], resource, user), page["count"]

@@ -12,8 +12,6 @@ import re
 from functools import cache
 from importlib import metadata
 
-from django.urls import URLPattern
-
 from queryengine.filters import (
     CUSTOM_FIELD_FILTER,
     parse_bool,
@@ -92,11 +90,14 @@ def filter_item_schema(resource: Resource, f) -> dict:
     return {"type": "string"}
 
 
-def filter_parameters(resource: Resource) -> list[dict]:
-    found = []
+def filter_parameters(resource: Resource, version: str) -> list[dict]:
+    """The filters a version takes: at 1.x those of 1.x fields too, under their 1.x names."""
+    found, old = [], versioning.legacy(version)
     for name, f in filters_of(resource).items():
-        if name == CUSTOM_FIELD_FILTER:
+        if name == CUSTOM_FIELD_FILTER or f.legacy and not old:
             continue
+        if old:
+            name = legacy_filter_name(resource, name)
         suffix = name.rsplit("__", 1)[1] if "__" in name else ""
         if f.kind == "search":
             description = "free-text search"
@@ -106,6 +107,15 @@ def filter_parameters(resource: Resource) -> list[dict]:
             description = LOOKUP_MEANINGS.get(suffix, LOOKUP_MEANINGS[""])
         found.append(query(name, filter_item_schema(resource, f), description, repeat=True))
     return found
+
+
+def legacy_filter_name(resource: Resource, name: str) -> str:
+    """A filter's 1.x name (`tenant_group_id__n` -> `group_id__n`)."""
+    shown_as = resource.legacy.shown_as
+    base, separator, lookup = name.partition("__")
+    suffix = "_id" if base not in shown_as and base.endswith("_id") else ""
+    base = base.removesuffix(suffix)
+    return f"{shown_as.get(base, base)}{suffix}{separator}{lookup}" if base in shown_as else name
 
 
 def shared_parameters(version: str) -> dict:
@@ -150,14 +160,19 @@ def version_parameters(csv: bool = False) -> list[dict]:
 
 
 def shape_parameters(resource: Resource, version: str) -> list[dict]:
-    """How a read shows objects: depth, include= values, many-to-many fields."""
-    found = [shared("depth")]
-    if resource.included:
-        found.append(
-            query(
-                "include", {"type": "string", "enum": sorted(resource.included)}, "add a value", repeat=True
+    """How a read shows objects: depth (brief and exclude at 1.x), include= values, many-to-many
+    fields."""
+    included = sorted(versioning.includes(version, resource.included))
+    if versioning.legacy(version):
+        found = [query("brief", {"type": "boolean"}, "objects in their nested form")]
+        if "config_context" in included:
+            found.append(
+                query("exclude", {"type": "string", "enum": ["config_context"]}, "leave out a value")
             )
-        )
+    else:
+        found = [shared("depth")]
+    if included:
+        found.append(query("include", {"type": "string", "enum": included}, "add a value", repeat=True))
     if versioning.has(version, "exclude_m2m_parameter"):
         found.append(shared("exclude_m2m"))
     return found
@@ -175,7 +190,7 @@ def list_parameters(resource: Resource, version: str) -> list[dict]:
         query("sort", sort, "order by a field, '-' for descending", repeat=True),
         query("export", {"type": "string"}, "render the list with the export template of this name"),
         *shape_parameters(resource, version),
-        *filter_parameters(resource),
+        *filter_parameters(resource, version),
     ]
 
 
@@ -290,6 +305,19 @@ ID = {
     "description": "UUID or natural key",
 }
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
+CLASS_PATH = {
+    "in": "path",
+    "name": "class_path",
+    "required": True,
+    "schema": {"type": "string"},
+    "description": "<module>/<Class>, optionally after a source (local/)",
+}
+PATH_PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")
+
+
+def openapi_path(route: str) -> str:
+    """A route as an OpenAPI path: `<str:key>` is `{id}`, other parameters keep their names."""
+    return "/" + PATH_PARAMETER.sub(lambda m: "{id}" if m.group(1) == "key" else f"{{{m.group(1)}}}", route)
 
 
 def notes_operations(endpoint, version: str, op: str, tag: str) -> dict:
@@ -319,10 +347,10 @@ def notes_operations(endpoint, version: str, op: str, tag: str) -> dict:
 
 def endpoint_operations(endpoint, version: str, route: str) -> dict:
     """The operations of one routed endpoint, by its kind."""
-    from . import cabling, views
+    from . import cabling, objectviews, views
 
     tag = route.split("/", 1)[0] or "api"
-    op = re.sub(r"[^a-z0-9]+", "_", route.replace("<str:key>", "")).strip("_") or "api_root"
+    op = re.sub(r"[^a-z0-9]+", "_", PATH_PARAMETER.sub("", route)).strip("_") or "api_root"
     if isinstance(endpoint, views.ListEndpoint):
         found = list_operations(endpoint.resource, version, op, tag)
         if not endpoint.resource.creatable:
@@ -337,7 +365,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
         return detail_operations(endpoint.resource, version, op, tag)
     if isinstance(endpoint, views.NotesEndpoint):
         return notes_operations(endpoint, version, op.removesuffix("_notes"), tag)
-    if isinstance(endpoint, views.AvailableEndpoint):
+    if isinstance(endpoint, objectviews.AvailableEndpoint):
         created = ref(schema_name(endpoint.created))
         parameters = [query("limit", {"type": "integer", "minimum": 0})] if endpoint.limit else []
         return {
@@ -357,7 +385,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 body=one_or_many(ANY_OBJECT),
             ),
         }
-    if isinstance(endpoint, views.ObjectListEndpoint):
+    if isinstance(endpoint, objectviews.ObjectListEndpoint):
         parameters = [*paging_parameters(), *(query(name, {"type": "string"}) for name in endpoint.arguments)]
         return {
             "parameters": [ID],
@@ -457,12 +485,15 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
         }
     methods = getattr(endpoint, "methods", ("GET",))
     description = (type(endpoint).__doc__ or route or "The API root").strip().splitlines()[0]
+    # An endpoint whose answer is not an object (a job's variables: a list) says so.
+    answer = getattr(endpoint, "response_schema", ANY_OBJECT)
     found = {
-        m.lower(): operation(f"{op}_{m.lower()}", tag, description, response(200, ANY_OBJECT))
-        for m in methods
+        m.lower(): operation(f"{op}_{m.lower()}", tag, description, response(200, answer)) for m in methods
     }
     if "<str:key>" in route:  # an object's own endpoint (a group's members, a query's run)
         found["parameters"] = [ID]
+    elif "<classpath:class_path>" in route:  # a job as 1.x addressed it
+        found["parameters"] = [CLASS_PATH]
     return found
 
 
@@ -470,28 +501,26 @@ def routed_endpoints() -> list[tuple[str, object]]:
     """(OpenAPI path, endpoint) of every API route; catch-all patterns and the docs themselves left out."""
     from . import urls
 
-    found = []
-    for pattern in urls.urlpatterns:
-        if not isinstance(pattern, URLPattern) or not hasattr(pattern.pattern, "_route"):
-            continue
-        route = pattern.pattern._route
-        if getattr(pattern.callback, "documented", True) is False:
-            continue
-        found.append((route, pattern.callback))
-    return found
+    return [
+        (route, endpoint)
+        for route, endpoint in urls.ROUTES
+        if getattr(endpoint, "documented", True) is not False
+    ]
 
 
 @cache
 def document(version: str) -> dict:
     """The OpenAPI document of one API version (built once per process)."""
-    resource_list = resources()
+    resource_list = [r for r in resources() if r.served_at(version)]
     paths = {}
     for route, endpoint in routed_endpoints():
+        if hasattr(endpoint, "served_at") and not endpoint.served_at(version):
+            continue
         operations = endpoint_operations(endpoint, version, route)
         for key, value in operations.items():
             if key != "parameters":
                 value["parameters"] = [*value.get("parameters", ()), *version_parameters(answers_csv(value))]
-        paths["/" + route.replace("<str:key>", "{id}")] = operations
+        paths[openapi_path(route)] = operations
     try:
         release = metadata.version("netinventory")
     except metadata.PackageNotFoundError:
@@ -507,7 +536,7 @@ def document(version: str) -> dict:
         "servers": [{"url": "/api"}],
         "paths": paths,
         "components": {
-            "schemas": component_schemas(resource_list),
+            "schemas": component_schemas(resource_list, version if versioning.legacy(version) else None),
             "parameters": shared_parameters(version),
             "responses": {
                 status: {"description": meaning, "content": json_content(ref("Error"))}

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from django.db import models
 
+from queryengine import legacy
 from queryengine.documents import many_to_many_fields
 from queryengine.registry import (
     COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
+    CREATED_DATE,
+    DERIVED,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -115,7 +118,7 @@ def read_schema(resource: Resource, top: bool) -> dict:
             properties[name] = {"type": "integer", "readOnly": True}
             required.append(name)
     optional_lists = set(many_to_many_fields(resource))
-    for spec in resource.fields:
+    for spec in resource.current_fields:
         schema = field_read_schema(resource, spec, top)
         if schema is None:
             continue
@@ -182,11 +185,13 @@ RELATED_WRITE = {
 }
 
 
-def write_schema(resource: Resource, partial: bool) -> dict:
-    """What a POST or PUT (`partial` False: required fields required) or a PATCH accepts."""
+def write_schema(resource: Resource, partial: bool, old: bool = False) -> dict:
+    """What a POST or PUT (`partial` False: required fields required) or a PATCH accepts; `old`:
+    at API 1.x, with 1.x names and the fields 1.x alone has."""
     properties = {"id": key_schema(resource)}
     required = []
-    for field in writable_fields(resource):
+    legacy = resource.legacy
+    for field in writable_fields(resource, legacy=old):
         if field.kind == COMPUTED:
             schema = {"type": "string"}
         elif field.kind in (FOREIGN_KEY,):
@@ -201,9 +206,15 @@ def write_schema(resource: Resource, partial: bool) -> dict:
             schema = scalar_schema(field.model_field)
         if field.model_field is not None and field.model_field.null:
             schema = nullable(schema)
-        properties[field.name] = schema
-        if field.required and not partial:
-            required.append(field.name)
+        name = legacy.name_of(field.name) if old else field.name
+        if old and field.name in legacy.hidden:
+            continue
+        properties[name] = schema
+        if field.required and not partial and field.name not in (legacy.defaults if old else ()):
+            required.append(name)
+    for spec in resource.fields if old else ():  # a device's site, written to its location
+        if spec.kind == DERIVED and spec.derived.writes is not None:
+            properties[legacy.name_of(spec.name)] = nullable(RELATED_WRITE)
     for name, included in resource.included.items():
         if included.write is not None:
             properties[name] = {"type": "object", "additionalProperties": True}
@@ -222,7 +233,70 @@ ERROR_OBJECT = {
 }
 
 
-def component_schemas(resource_list: list[Resource]) -> dict:
+def legacy_read_schema(resource: Resource, version: str, nested: bool) -> dict:
+    """A 1.x object (`nested`: its nested form, which `brief` shows too), from the same lists of
+    shown values the 1.x documents are written from."""
+    many = frozenset(many_to_many_fields(resource)) | frozenset(resource.included)
+    shown = legacy.nested_fields(resource) if nested else legacy.top_fields(resource, version, many)
+    properties, required = {}, []
+    for entry in shown:
+        properties[entry.key] = legacy_value_schema(resource, entry)
+        optional = (
+            entry.form in (legacy.LIST, legacy.INCLUDED)
+            or entry.spec is not None
+            and (entry.spec.kind == CONTENT_TYPES)
+        )
+        if not optional:
+            required.append(entry.key)
+    return {"type": "object", "properties": properties, "required": required}
+
+
+CHOICE_SCHEMA = nullable(
+    {
+        "type": "object",
+        "properties": {"value": {"type": "string"}, "label": {"type": "string"}},
+        "required": ["value", "label"],
+    }
+)
+SHOWN_VALUES = {
+    "url": {"type": "string", "format": "uri", "readOnly": True},
+    "notes_url": {"type": "string", "format": "uri", "readOnly": True},
+    "display": {"type": "string", "readOnly": True, "description": "Human friendly display value"},
+    CREATED_DATE: nullable({"type": "string", "format": "date", "readOnly": True}),
+    "created": nullable({"type": "string", "format": "date-time", "readOnly": True}),
+    "last_updated": nullable({"type": "string", "format": "date-time", "readOnly": True}),
+    "custom_fields": {"type": "object", "additionalProperties": True},
+}
+
+
+def legacy_value_schema(resource: Resource, entry) -> dict:
+    if entry.form == legacy.CHOICE:
+        return CHOICE_SCHEMA
+    if entry.form in (legacy.NESTED, legacy.LIST):
+        item = ref(f"{schema_name(entry.targets[0])}Nested")
+        return {"type": "array", "items": item} if entry.form == legacy.LIST else nullable(item)
+    if entry.form == legacy.GENERIC:
+        kinds = [ref(f"{schema_name(t)}Nested") for t in entry.targets] or [ref("ObjectReference")]
+        return nullable({"anyOf": kinds})
+    if entry.form == legacy.INCLUDED and entry.spec.legacy:  # any value (an id, a type, an object)
+        return {}
+    if entry.form == legacy.INCLUDED:
+        return {
+            "type": "object",
+            "additionalProperties": True,
+            "description": f"Shown with include={entry.name}",
+        }
+    if entry.name == "id":
+        return {**key_schema(resource), "readOnly": True}
+    if entry.name in SHOWN_VALUES:
+        return SHOWN_VALUES[entry.name]
+    if entry.spec is None:  # a count or a tree depth
+        return {"type": "integer", "readOnly": True}
+    return field_read_schema(resource, entry.spec, top=True) or {}
+
+
+def component_schemas(resource_list: list[Resource], version: str | None = None) -> dict:
+    """The schemas of a version's document (`version` at 1.x: the 1.x shapes)."""
     schemas = {
         "ObjectReference": {
             "type": "object",
@@ -248,12 +322,17 @@ def component_schemas(resource_list: list[Resource]) -> dict:
             },
         },
     }
+    old = version is not None
     for resource in resource_list:
         name = schema_name(resource)
-        schemas[name] = read_schema(resource, top=True)
-        schemas[f"{name}Nested"] = read_schema(resource, top=False)
-        schemas[f"{name}Request"] = write_schema(resource, partial=False)
-        schemas[f"Patched{name}Request"] = write_schema(resource, partial=True)
+        if old:
+            schemas[name] = legacy_read_schema(resource, version, nested=False)
+            schemas[f"{name}Nested"] = legacy_read_schema(resource, version, nested=True)
+        else:
+            schemas[name] = read_schema(resource, top=True)
+            schemas[f"{name}Nested"] = read_schema(resource, top=False)
+        schemas[f"{name}Request"] = write_schema(resource, partial=False, old=old)
+        schemas[f"Patched{name}Request"] = write_schema(resource, partial=True, old=old)
         schemas[f"Bulk{name}Request"] = {
             "allOf": [ref(f"Patched{name}Request"), {"type": "object", "required": ["id"]}]
         }

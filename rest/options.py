@@ -10,6 +10,8 @@ from queryengine.mutations import require_write
 from queryengine.registry import (
     COMPUTED,
     CONTENT_TYPES,
+    CREATED_DATE,
+    DERIVED,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -64,8 +66,17 @@ def field_metadata(model_field: models.Field, kind: str, required: bool, read_on
     return meta
 
 
-def describe_fields(resource: Resource) -> dict:
-    writable = {f.name: f for f in writable_fields(resource)}
+def describe_fields(resource: Resource, old: bool = False) -> dict:
+    """The fields a write takes and shows (`old`: at API 1.x, by their 1.x names, slugs too)."""
+    if old:
+        legacy = resource.legacy
+        fields = describe_fields(resource, old=None)
+        fields.pop("object_type")
+        shown = {
+            name: meta for name, meta in fields.items() if name not in legacy.hidden and name != CREATED_DATE
+        }
+        return {legacy.name_of(name): meta for name, meta in shown.items()}
+    writable = {f.name: f for f in writable_fields(resource, legacy=old is None)}
     fields = {
         "id": {"type": "string", "required": False, "read_only": False, "label": "Id"},
         "object_type": _read_only("object_type", "string"),
@@ -74,8 +85,12 @@ def describe_fields(resource: Resource) -> dict:
     }
     for name in resource.derived:
         fields[name] = _read_only(name, "integer" if name in resource.counts else "field")
-    for spec in resource.fields:
-        if spec.kind == COMPUTED:
+    for spec in resource.fields if old is None else resource.current_fields:
+        if spec.kind == DERIVED and spec.derived.writes is not None:
+            fields[spec.name] = field_metadata(
+                resource.model._meta.get_field(spec.derived.writes), FOREIGN_KEY, False, False
+            )
+        elif spec.kind == COMPUTED:
             entry = writable.get(spec.name)
             fields[spec.name] = {
                 "type": {"string": "string", "integer": "integer"}.get(spec.computed.output, "field"),
@@ -108,7 +123,7 @@ def describe_fields(resource: Resource) -> dict:
     return fields
 
 
-def describe(resource: Resource, context, detail: bool) -> dict:
+def describe(resource: Resource, context, detail: bool, old: bool = False) -> dict:
     body = {
         "name": resource.verbose_name if detail else _label(resource.model._meta.verbose_name_plural),
         "description": "",
@@ -124,7 +139,7 @@ def describe(resource: Resource, context, detail: bool) -> dict:
             require_write(context, resource, action)
         except PermissionDenied:
             continue
-        actions[method] = describe_fields(resource)
+        actions[method] = describe_fields(resource, old)
     if actions:
         body["actions"] = actions
     return body

@@ -1,10 +1,12 @@
 """Routes, generated from the registry: every resource gets list, detail and notes paths."""
 
-from django.urls import path, re_path
+from collections import defaultdict
+
+from django.urls import include, path, re_path
 
 from queryengine.registry import resource_for, resources
 
-from . import cabling, docs, status, views
+from . import cabling, docs, objectviews, status, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
@@ -15,7 +17,7 @@ def _allocation(query_field: str, mutation_field: str, created_model: str, limit
 
     from inventory.ipam.models import Prefix
 
-    return lambda: views.AvailableEndpoint(
+    return lambda: objectviews.AvailableEndpoint(
         resource_for(Prefix), query_field, mutation_field, resource_for(apps.get_model(created_model)), limit
     )
 
@@ -23,7 +25,9 @@ def _allocation(query_field: str, mutation_field: str, created_model: str, limit
 def _rack_elevation():
     from inventory.dcim.models import Rack
 
-    return views.ObjectListEndpoint(resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q"))
+    return objectviews.ObjectListEndpoint(
+        resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q")
+    )
 
 
 def _group_members():
@@ -42,8 +46,12 @@ def _extras(model: str, make):
 # Paths below an object's detail path: name -> endpoint factory.
 SUB_ENDPOINTS = {
     "extras/dynamic-groups": {"members": _group_members},
-    "extras/secrets": {"check": _extras("Secret", lambda r: views.ObjectValueEndpoint(r, "secret_check"))},
-    "extras/graphql-queries": {"run": _extras("GraphQLQuery", lambda r: views.RunQueryEndpoint(r, "query"))},
+    "extras/secrets": {
+        "check": _extras("Secret", lambda r: objectviews.ObjectValueEndpoint(r, "secret_check"))
+    },
+    "extras/graphql-queries": {
+        "run": _extras("GraphQLQuery", lambda r: objectviews.RunQueryEndpoint(r, "query"))
+    },
     "dcim/racks": {"elevation": _rack_elevation},
     "ipam/prefixes": {
         "available-prefixes": _allocation(
@@ -62,6 +70,13 @@ def job_endpoints() -> dict:
     return JOB_SUB_ENDPOINTS
 
 
+def legacy_routes() -> dict:
+    """Paths of API 1.x alone (jobs by class path), after every other route."""
+    from inventory.jobs.legacy import ROUTES
+
+    return ROUTES
+
+
 def connection_endpoints() -> dict:
     """The connection lists and the connected-device lookup: views over cable paths."""
     from inventory.dcim.models import ConsolePort, Device, Interface, PowerPort
@@ -75,43 +90,60 @@ def connection_endpoints() -> dict:
     }
 
 
-def build_urlpatterns() -> list:
+def api_routes() -> list[tuple[str, object]]:
+    """(route, endpoint) of every API path below /api/, in the order the documents list them."""
     from inventory.extras.models import Note
 
     notes = resource_for(Note)
-    patterns = [
-        path("", views.RootEndpoint()),
-        path("status/", status.StatusEndpoint()),
-        path("graphql/", views.GraphQLEndpoint()),
-        path("docs/", docs.PageView("rest/swagger_ui.html")),
-        path("redoc/", docs.PageView("rest/redoc.html")),
-        path("docs/assets/<path:name>", docs.asset),
-        path("swagger/", docs.SchemaView()),
-        path("schema/", docs.SchemaView()),
-        path("swagger.json", docs.SchemaView("json")),
-        path("swagger.yaml", docs.SchemaView("yaml")),
+    routes = [
+        ("", views.RootEndpoint()),
+        ("status/", status.StatusEndpoint()),
+        ("graphql/", views.GraphQLEndpoint()),
+        ("docs/", docs.PageView("rest/swagger_ui.html")),
+        ("redoc/", docs.PageView("rest/redoc.html")),
+        ("docs/assets/<path:name>", docs.asset),
+        ("swagger/", docs.SchemaView()),
+        ("schema/", docs.SchemaView()),
+        ("swagger.json", docs.SchemaView("json")),
+        ("swagger.yaml", docs.SchemaView("yaml")),
     ]
     extra = connection_endpoints()
-    patterns += [path(f"{app}/", views.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
-    patterns += [path(f"{route}/", endpoint) for route, endpoint in extra.items()]
+    routes += [(f"{app}/", views.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
+    routes += [(f"{route}/", endpoint) for route, endpoint in extra.items()]
     sub_endpoints = {**SUB_ENDPOINTS, **job_endpoints()}
     for resource in resources():
         list_endpoint = LIST_ENDPOINTS.get(resource.route, views.ListEndpoint)
-        patterns.append(path(f"{resource.route}/", list_endpoint(resource)))
-        patterns.append(path(f"{resource.route}/<str:key>/", views.DetailEndpoint(resource)))
+        routes.append((f"{resource.route}/", list_endpoint(resource)))
+        routes.append((f"{resource.route}/<str:key>/", views.DetailEndpoint(resource)))
         for path_name, endpoint in sub_endpoints.get(resource.route, {}).items():
-            patterns.append(path(f"{resource.route}/<str:key>/{path_name}/", endpoint()))
+            routes.append((f"{resource.route}/<str:key>/{path_name}/", endpoint()))
         if "connected_endpoint" in resource.generic:  # objects a cable path starts at
-            patterns.append(path(f"{resource.route}/<str:key>/trace/", cabling.TraceEndpoint(resource)))
+            routes.append((f"{resource.route}/<str:key>/trace/", cabling.TraceEndpoint(resource)))
         elif "cable_peer" in resource.generic:  # pass-through ports: the paths crossing them
-            patterns.append(path(f"{resource.route}/<str:key>/paths/", cabling.PathsEndpoint(resource)))
+            routes.append((f"{resource.route}/<str:key>/paths/", cabling.PathsEndpoint(resource)))
         if resource.has_notes:
-            patterns.append(path(f"{resource.route}/<str:key>/notes/", views.NotesEndpoint(resource, notes)))
-    patterns += [
+            routes.append((f"{resource.route}/<str:key>/notes/", views.NotesEndpoint(resource, notes)))
+    routes += [(route, endpoint()) for route, endpoint in legacy_routes().items()]
+    return routes
+
+
+def build_urlpatterns(routes: list[tuple[str, object]]) -> list:
+    """The routes, each application's below its own prefix: a request is matched against its
+    application's few dozen patterns rather than against several hundred."""
+    top, below = [], defaultdict(list)
+    for route, endpoint in routes:
+        app, _, rest = route.partition("/")
+        if app in views.API_APPS:
+            below[app].append(path(rest, endpoint))
+        else:
+            top.append(path(route, endpoint))
+    return [
+        *top,
+        *(path(f"{app}/", include(patterns)) for app, patterns in below.items()),
         re_path(r"^(?P<path>.*[^/])$", views.missing_slash),
         re_path(r"^(?P<path>.*)$", views.unknown_endpoint),
     ]
-    return patterns
 
 
-urlpatterns = build_urlpatterns()
+ROUTES = api_routes()
+urlpatterns = build_urlpatterns(ROUTES)

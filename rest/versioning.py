@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-SUPPORTED = ("2.0", "2.1", "2.2", "2.3", "2.4", "3.0")
+SUPPORTED = ("1.2", "1.3", "1.4", "2.0", "2.1", "2.2", "2.3", "2.4", "3.0")
+# A client that names no version gets the newest (spec §9.3, 2.0 onward); 1.x clients name theirs.
 DEFAULT = SUPPORTED[-1]
 
-# feature -> first version that has it
+# feature -> first version that has it. What changes per resource and field within 1.x (an
+# interface's status from 1.3) is declared with the resource (registry.Legacy.since).
 CHANGES = {
+    "relationships_include": "1.4",  # ?include=relationships
+    # depth replaces brief and the 1.x nested serializers; no slugs, no ?exclude=config_context
+    # (config contexts come with ?include=config_context); custom fields filter by key.
+    "depth": "2.0",
     "exclude_m2m_parameter": "2.4",  # ?exclude_m2m=true|false is honoured
     "exclude_m2m_by_default": "3.0",  # many-to-many fields are left out unless exclude_m2m=false
 }
+# `include=` values each version takes (beyond those it takes from the start).
+INCLUDE_SINCE = {"relationships": "relationships_include"}
 # Many-to-many fields shown even when the others are excluded by default.
 ALWAYS_SHOWN_M2M = frozenset({"tags", "content_types", "object_types"})
 
@@ -27,6 +35,16 @@ def _key(version: str) -> tuple[int, ...]:
 
 def has(version: str, feature: str) -> bool:
     return _key(version) >= _key(CHANGES[feature])
+
+
+def legacy(version: str) -> bool:
+    """A 1.x version: nested serializers, `brief`, slugs (spec §9.9)."""
+    return not has(version, "depth")
+
+
+def includes(version: str, names) -> frozenset[str]:
+    """The `include=` values a version takes, of those given."""
+    return frozenset(n for n in names if n not in INCLUDE_SINCE or has(version, INCLUDE_SINCE[n]))
 
 
 def accept_version(accept: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from contextlib import contextmanager
 from dataclasses import replace
 
 import orjson
@@ -20,16 +21,15 @@ from queryengine.documents import (
     detail_document,
     list_document,
     many_to_many_fields,
-    selection,
     write_document,
 )
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
-from queryengine.query import can_view, filters_of, restricted
+from queryengine.query import can_view, filters_of, restricted, visible_rows
 from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
 
-from . import csvformat, etags, exports, throttle, versioning
+from . import csvformat, etags, exports, legacy, throttle, versioning
 from .auth import AuthenticationFailed, authenticate
 from .options import describe
 from .render import dumps, render
@@ -38,6 +38,9 @@ from .render import dumps, render
 RESERVED = frozenset(
     {"limit", "offset", "depth", "sort", "format", "api_version", "include", "exclude_m2m", "brief", "export"}
 )
+# Parameters of 1.x requests that shape the response (`exclude=config_context`).
+LEGACY_RESERVED = frozenset({"exclude"})
+CONFIG_CONTEXT = "config_context"
 NO_CREDENTIALS = "Authentication credentials were not provided."
 DATABASE_UNAVAILABLE = "The database is busy or unavailable; nothing was changed. Try again shortly."
 RETRY_AFTER_SECONDS = "2"
@@ -83,6 +86,11 @@ class Endpoint:
 
     methods: tuple[str, ...] = ("GET",)
 
+    def served_at(self, version: str) -> bool:
+        """Whether the path answers at an API version (1.x views: sites, jobs by class path)."""
+        resource = getattr(self, "resource", None)
+        return resource is None or resource.served_at(version)
+
     def allow(self) -> str:
         methods = list(self.methods)
         if "GET" in methods:
@@ -107,6 +115,8 @@ class Endpoint:
         headers["API-Version"] = version
         request.response_format = fmt
         try:
+            if not self.served_at(version):
+                raise detail_error(404, "Not found.")  # a 1.x view (sites, regions) at 2.x
             method = "GET" if request.method == "HEAD" else request.method
             if method not in self.methods and not (method == "OPTIONS" and hasattr(self, "options")):
                 raise detail_error(405, f'Method "{request.method}" not allowed.')
@@ -251,14 +261,19 @@ def _quote(text: str) -> str:
 
 def shown_many(resource: Resource, request) -> frozenset[str]:
     """The optional fields a response shows: many-to-many lists by version, and `include=` ones
-    (a write's response shows every one, as the reference's does)."""
+    (a write's response shows every one, as the reference's does). At 1.x config contexts are
+    shown unless `exclude=config_context` says otherwise."""
+    version = request.api_version
     shown = versioning.shown_many_to_many(
-        request.api_version, many_to_many_fields(resource), request.GET.get("exclude_m2m")
+        version, many_to_many_fields(resource), request.GET.get("exclude_m2m")
     )
+    included = versioning.includes(version, resource.included)
     if request.method not in ("GET", "HEAD"):
-        return shown | frozenset(resource.included)
+        return shown | included
     asked = {name for value in request.GET.getlist("include") for name in value.split(",")}
-    return shown | frozenset(asked & resource.included.keys())
+    if versioning.legacy(version):
+        asked |= {CONFIG_CONTEXT} - legacy.excluded(request)
+    return shown | frozenset(asked & included)
 
 
 def list_page(
@@ -268,13 +283,13 @@ def list_page(
     params = request.GET
     filters = list_filters(request, resource, allowed)
     filters.update(scope_filters or {})
-    depth = parse_depth(request)
+    shape = legacy.shape(request, parse_depth(request))
     limit, offset = parse_paging(request)
     if getattr(request, "response_format", None) == "csv":  # every row, at depth 0, as the reference
-        depth = 0
+        shape = 0
         limit = limit if "limit" in params else None
     names = tuple(sorted(filters))
-    document = list_document(resource, depth, shown_many(resource, request), names)
+    document = list_document(resource, shape, shown_many(resource, request), names)
     variables = {"limit": limit, "offset": offset, "order_by": params.getlist("sort") or None}
     variables.update({f"f{i}": filters[name] for i, name in enumerate(names)})
     data = run(document, variables, request)
@@ -284,13 +299,19 @@ def list_page(
 def list_filters(request, resource: Resource, allowed: tuple[str, ...] | None = None) -> dict:
     """The filter arguments a list request gives (`cf_` parameters together), checked."""
     params = request.GET
-    filters = {key: params.getlist(key) for key in params if key not in RESERVED}
+    old = versioning.legacy(request.api_version)
+    reserved = RESERVED | LEGACY_RESERVED if old else RESERVED
+    filters = {key: params.getlist(key) for key in params if key not in reserved}
     custom = {key: filters.pop(key) for key in list(filters) if key.startswith(CUSTOM_FIELD_PREFIX)}
     if custom and resource.has_custom_fields and allowed is None:
         filters[CUSTOM_FIELD_FILTER] = custom
     elif custom:
         filters.update(custom)  # no custom fields here: unknown below
-    return known_filters(filters, filters_of(resource) if allowed is None else allowed)
+    if allowed is None:  # filters of 1.x fields (slugs, sites) are unknown from 2.0 on
+        allowed = tuple(name for name, f in filters_of(resource).items() if old or not f.legacy)
+    if old:
+        filters = legacy.filter_names(resource, filters, allowed)
+    return known_filters(filters, allowed)
 
 
 def known_filters(filters: dict, known) -> dict:
@@ -312,7 +333,8 @@ def envelope(request, count: int, limit: int | None, offset: int, results) -> di
     return {"count": count, "next": next_url, "previous": previous_url, "results": results}
 
 
-def read_object(request, resource: Resource, pk, depth: int = 0) -> dict:
+def read_object(request, resource: Resource, pk, depth=0) -> dict:
+    """One object at a depth or in a 1.x shape (documents.LegacyShape)."""
     document = detail_document(resource, depth, shown_many(resource, request))
     found = run(document, {"id": pk if resource.integer_pk else str(pk)}, request)["object"]
     if found is None:
@@ -343,8 +365,20 @@ def object_pk(request, resource: Resource, key: str):
 
 
 def write(request, resource: Resource, kind: str, variables: dict):
-    document = write_document(resource, kind, shown_many(resource, request))
-    return run(document, variables, request)["result"]
+    """A REST write as its mutation; a 1.x client's bodies and errors in its own terms."""
+    document = write_document(resource, kind, shown_many(resource, request), legacy.write_shape(request))
+    if "data" not in variables:
+        return run(document, variables, request)["result"]
+    if not versioning.legacy(request.api_version):
+        variables = {**variables, "data": [legacy.current_body(resource, item) for item in variables["data"]]}
+        return run(document, variables, request)["result"]
+    translation = legacy.Translation(resource)
+    bodies = [translation.body(item, creating=kind == "create") for item in variables["data"]]
+    variables = {**variables, "data": bodies}
+    try:
+        return run(document, variables, request)["result"]
+    except ValidationFailed as exc:
+        raise ValidationFailed(translation.errors(exc.errors)) from None
 
 
 def create_one(request, resource: Resource, body: dict) -> dict:
@@ -357,17 +391,17 @@ def create_one(request, resource: Resource, body: dict) -> dict:
 
 def not_a_list(body) -> ApiError:
     return ApiError(
-        400, {"non_field_errors": [f'Expected a list of items but got type "{_json_type(body)}".']}
+        400, {"non_field_errors": [f'Expected a list of items but got type "{json_type(body)}".']}
     )
 
 
 def not_an_object(body) -> ApiError:
     return ApiError(
-        400, {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {_json_type(body)}."]}
+        400, {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {json_type(body)}."]}
     )
 
 
-def _json_type(value) -> str:
+def json_type(value) -> str:
     return {dict: "dict", list: "list", str: "str", int: "int", float: "float", bool: "bool"}.get(
         type(value), "null"
     )
@@ -397,7 +431,7 @@ class ListEndpoint(Endpoint):
 
     def options(self, request):
         require_view(self.resource, request)
-        return describe(self.resource, request.context, detail=False), 200
+        return describe(self.resource, request.context, False, versioning.legacy(request.api_version)), 200
 
     def post(self, request):
         body = self.body(request)
@@ -475,7 +509,8 @@ class DetailEndpoint(Endpoint):
             request.response_headers["ETag"] = tag
             return None, 304
         csv = request.response_format == "csv"
-        found = read_object(request, self.resource, pk, 0 if csv else depth)  # CSV at depth 0, as lists
+        shape = 0 if csv else legacy.shape(request, depth)  # CSV at depth 0, as lists
+        found = read_object(request, self.resource, pk, shape)
         if tag:
             request.response_headers["ETag"] = tag
         if csv:  # the list's columns, one row
@@ -484,7 +519,7 @@ class DetailEndpoint(Endpoint):
 
     def options(self, request, key: str):
         require_view(self.resource, request)
-        return describe(self.resource, request.context, detail=True), 200
+        return describe(self.resource, request.context, True, versioning.legacy(request.api_version)), 200
 
     def put(self, request, key: str):
         return self.update(request, key, partial=False)
@@ -493,33 +528,51 @@ class DetailEndpoint(Endpoint):
         return self.update(request, key, partial=True)
 
     def update(self, request, key: str, partial: bool):
-        pk = self.visible(request, key)
-        body = json_body(request)
-        if not isinstance(body, dict):
-            raise not_an_object(body)
-        with etags.matching(request, self.resource, pk):
+        pk = self.visible(request, key, writing=True)
+        try:
+            body = json_body(request)
+            if not isinstance(body, dict):
+                raise not_an_object(body)
+        except ApiError:
+            self.visible(request, key)  # a missing object is a 404 before its body is a 400
+            raise
+        with etags.matching(request, self.resource, pk), self.found_by_write():
             changed = write(
                 request, self.resource, "update", {"data": [{**body, "id": str(pk)}], "partial": partial}
             )[0]
-        request.response_headers["ETag"] = etags.current_tag(self.resource, pk)
+        request.response_headers["ETag"] = etags.current_tag(self.resource, pk, context=request.context)
         return changed, 200
 
     def delete(self, request, key: str):
         if request.body:
+            self.visible(request, key)
             raise detail_error(400, "A DELETE of one object takes no request body.")
-        pk = self.visible(request, key)
-        with etags.matching(request, self.resource, pk):
+        pk = self.visible(request, key, writing=True)
+        with etags.matching(request, self.resource, pk), self.found_by_write():
             write(request, self.resource, "delete", {"ids": [str(pk)]})
         return None, 204
 
-    def visible(self, request, key: str) -> uuid.UUID:
-        """The object's id if the caller can see it: writing needs no less than reading."""
+    def visible(self, request, key: str, writing: bool = False) -> uuid.UUID:
+        """The object's id if the caller can see it: writing needs no less than reading. A write
+        by a caller who may read every object (and names no If-Match) finds the object itself."""
         pk = object_pk(request, self.resource, key)
-        if not restricted(self.resource, request.context.user).filter(pk=pk).exists():
-            if not request.context.user.is_authenticated:
+        user = request.context.user
+        if writing and user.is_authenticated and "HTTP_IF_MATCH" not in request.META:
+            rows = visible_rows(self.resource, user)
+            if rows is not None and not rows and self.resource.scope is None:
+                return pk
+        if not restricted(self.resource, user).filter(pk=pk).exists():
+            if not user.is_authenticated:
                 raise detail_error(403, NO_CREDENTIALS)
             raise not_found(self.resource)
         return pk
+
+    @contextmanager
+    def found_by_write(self):
+        try:
+            yield
+        except NotFound:
+            raise not_found(self.resource) from None
 
 
 class NotesEndpoint(Endpoint):
@@ -609,7 +662,7 @@ class AppRootEndpoint(Endpoint):
     def get(self, request):
         require_view(None, request)
         base = request.context.base_url
-        routes = [r.route for r in resources()] + list(self.extra_routes)
+        routes = [r.route for r in resources() if r.served_at(request.api_version)] + list(self.extra_routes)
         endpoints = {
             route.split("/", 1)[1]: f"{base}{route}/" for route in routes if route.startswith(f"{self.app}/")
         }
@@ -703,119 +756,3 @@ def basic_credentials(request) -> tuple[str, str] | None:
     if not separator:
         raise detail_error(403, "Invalid username/password.")
     return username, password
-
-
-class AvailableEndpoint(Endpoint):
-    """`<prefix>/available-prefixes/` and `<prefix>/available-ips/`: GET lists free space; POST
-    (one object or a list) allocates from it atomically."""
-
-    methods = ("GET", "POST")
-
-    def __init__(
-        self, parent: Resource, query_field: str, mutation_field: str, created: Resource, limit: bool
-    ):
-        self.parent, self.created = parent, created
-        self.query_field, self.mutation_field, self.limit = query_field, mutation_field, limit
-
-    def get(self, request, key: str):
-        require_view(self.parent, request)
-        pk = object_pk(request, self.parent, key)
-        if self.limit:
-            limit, _ = parse_paging(request)
-            document = (
-                f"query ($p: UUID!, $limit: Int) {{ result: {self.query_field}(parent: $p, limit: $limit) }}"
-            )
-            return run(document, {"p": str(pk), "limit": limit}, request)["result"], 200
-        document = f"query ($p: UUID!) {{ result: {self.query_field}(parent: $p) }}"
-        return run(document, {"p": str(pk)}, request)["result"], 200
-
-    def post(self, request, key: str):
-        require_view(self.parent, request)
-        pk = object_pk(request, self.parent, key)
-        body = json_body(request)
-        items = body if isinstance(body, list) else [body]
-        if not all(isinstance(item, dict) for item in items):
-            raise not_an_object(next(item for item in items if not isinstance(item, dict)))
-        document = (
-            f"mutation ($p: UUID!, $data: [GenericScalar]!) {{ result: {self.mutation_field}(parent: $p, data: $data) "
-            f"{{ {selection(self.created, 0, shown_many(self.created, request))} }} }}"
-        )
-        try:
-            created = run(document, {"p": str(pk), "data": items}, request)["result"]
-        except ValidationFailed as exc:
-            raise ValidationFailed(exc.errors if isinstance(body, list) else exc.errors[0]) from None
-        return (created if isinstance(body, list) else created[0]), 201
-
-
-class ObjectListEndpoint(Endpoint):
-    """`<object url>/<name>/`: a list a GraphQL field computes for one object (a rack's elevation),
-    its string arguments taken from the query, paged with the list envelope."""
-
-    methods = ("GET",)
-
-    def __init__(self, parent: Resource, query_field: str, parent_argument: str, arguments: tuple[str, ...]):
-        self.parent, self.query_field = parent, query_field
-        self.parent_argument, self.arguments = parent_argument, arguments
-
-    def get(self, request, key: str):
-        require_view(self.parent, request)
-        pk = object_pk(request, self.parent, key)
-        params = {key: request.GET[key] for key in request.GET if key not in RESERVED}
-        given = known_filters(params, self.arguments)
-        declared = "".join(f", ${name}: String" for name in given)
-        passed = "".join(f", {name}: ${name}" for name in given)
-        document = f"query ($p: UUID!{declared}) {{ result: {self.query_field}({self.parent_argument}: $p{passed}) }}"
-        items = run(document, {"p": str(pk), **given}, request)["result"]
-        limit, offset = parse_paging(request)
-        page = items[offset:] if limit is None else items[offset : offset + limit]
-        return envelope(request, len(items), limit, offset, page), 200
-
-
-class ObjectValueEndpoint(Endpoint):
-    """`<object url>/<name>/`: a value a GraphQL field computes for one object (a secret's check)."""
-
-    methods = ("GET",)
-
-    def __init__(self, parent: Resource, query_field: str):
-        self.parent, self.query_field = parent, query_field
-
-    def get(self, request, key: str):
-        require_view(self.parent, request)
-        pk = object_pk(request, self.parent, key)
-        document = f"query ($p: UUID!) {{ result: {self.query_field}(id: $p) }}"
-        return run(document, {"p": str(pk)}, request)["result"], 200
-
-
-class RunQueryEndpoint(Endpoint):
-    """`<saved query url>/run/`: runs a saved GraphQL document with the given variables, on the
-    same schema, engine and permissions as `/api/graphql/`; answers as the reference does."""
-
-    methods = ("POST",)
-
-    def __init__(self, resource: Resource, text_field: str):
-        self.resource, self.text_field = resource, text_field
-
-    def post(self, request, key: str):
-        require_view(self.resource, request)
-        pk = object_pk(request, self.resource, key)
-        body = json_body(request, empty=None)
-        if body is not None and not isinstance(body, dict):
-            raise not_an_object(body)
-        variables = (body or {}).get("variables") or {}
-        if not isinstance(variables, dict):
-            raise ApiError(
-                400,
-                {"variables": [f'Expected a dictionary of items but got type "{_json_type(variables)}".']},
-            )
-        document = (
-            f"query ($id: UUID!) {{ object: {self.resource.single_field}(id: $id) {{ {self.text_field} }} }}"
-        )
-        saved = run(document, {"id": str(pk)}, request)["object"]
-        if saved is None:
-            raise not_found(self.resource)
-        text = orjson.loads(orjson.dumps(saved))[self.text_field]  # a compiled row is JSON text
-        result = engine.run(text, variables, request.context)
-        errors = [error.formatted for error in result.errors] if result.errors else None
-        if result.data is None:
-            return {"errors": errors}, 400
-        return {"data": result.data, "errors": errors}, 200

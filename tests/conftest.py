@@ -1,11 +1,16 @@
+import uuid
+
 import orjson
 import pytest
+from django.contrib.auth.hashers import make_password
+from django.db import transaction
 from django.test import Client
 
 from inventory.users.models import User
 from queryengine import together
 
 from .builders import SUPERUSER_KEY, build_sample
+from .snapshot import Snapshot
 
 
 class Api:
@@ -36,14 +41,45 @@ def send(api: Api, method: str, path: str, body=None) -> tuple[int, object]:
     return response.status_code, orjson.loads(response.content) if response.content else None
 
 
-@pytest.fixture
-def superuser(db):
-    return User.objects.create_superuser("admin", "admin@example.com", "admin-password")
+@pytest.fixture(scope="session")
+def admin_password_hash():
+    """The superuser's password hashed once: the real hasher costs a noticeable fraction of a
+    second by design, and nearly every test signs in the same superuser."""
+    return make_password("admin-password")
+
+
+ADMIN_ID = uuid.UUID("00000000-0000-4000-8000-00000000a0a0")
+
+
+def create_admin(password_hash: str) -> User:
+    return User.objects.create(
+        id=ADMIN_ID,
+        username="admin",
+        email="admin@example.com",
+        password=password_hash,
+        is_staff=True,
+        is_superuser=True,
+    )
 
 
 @pytest.fixture
-def sample(superuser):
-    return build_sample(superuser)
+def superuser(db, admin_password_hash):
+    return create_admin(admin_password_hash)
+
+
+@pytest.fixture(scope="session")
+def sample_snapshot(django_db_setup, django_db_blocker, admin_password_hash):
+    """The sample as `build_sample` builds it for the superuser, once per session."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        owner = create_admin(admin_password_hash)
+        snapshot = Snapshot.take(lambda: build_sample(owner))
+        transaction.set_rollback(True)
+    return snapshot
+
+
+@pytest.fixture
+def sample(superuser, sample_snapshot):
+    return sample_snapshot.restore()
 
 
 @pytest.fixture

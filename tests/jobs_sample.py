@@ -7,7 +7,17 @@ import datetime
 from django.contrib.contenttypes.models import ContentType
 from django.utils import timezone
 
-from inventory.jobs.models import Job, JobHook, JobLogEntry, JobQueue, JobQueueAssignment, JobResult
+from inventory.jobs.models import (
+    FileProxy,
+    Job,
+    JobButton,
+    JobHook,
+    JobLogEntry,
+    JobQueue,
+    JobQueueAssignment,
+    JobResult,
+    ScheduledJob,
+)
 
 
 def build_jobs(s: str, owner, tenants) -> dict[type, list]:
@@ -46,6 +56,15 @@ def build_jobs(s: str, owner, tenants) -> dict[type, list]:
             name=f"cleanup{s}",
             hidden=True,
             is_job_hook_receiver=True,
+        ),
+        Job.objects.create(
+            module_name=f"site_jobs{k}.buttons",
+            job_class_name="Reboot",
+            grouping="Buttons",
+            name=f"Reboot{s}",
+            enabled=True,
+            has_sensitive_variables=False,
+            is_job_button_receiver=True,
         ),
     ]
     assignments = [
@@ -98,7 +117,71 @@ def build_jobs(s: str, owner, tenants) -> dict[type, list]:
     kinds = [ContentType.objects.get_for_model(m) for m in (JobQueue, JobQueueAssignment, JobLogEntry)]
     for hook, kind in zip(hooks, kinds, strict=True):
         hook.content_types.set([kind])
+    schedules = [
+        ScheduledJob.objects.create(
+            name=f"nightly audit{s}",
+            task=jobs[0].class_path,
+            job_model=jobs[0],
+            interval="daily",
+            start_time=start + datetime.timedelta(days=1),
+            kwargs={"pattern": "^leaf"},
+            celery_kwargs={"queue": queues[1].name},
+            job_queue=queues[1],
+            user=owner,
+            description="names every night",
+        ),
+        ScheduledJob.objects.create(
+            name=f"Renumber once{s}",
+            task=jobs[1].class_path,
+            job_model=jobs[1],
+            interval="future",
+            one_off=True,
+            start_time=start - datetime.timedelta(days=2),
+            last_run_at=start - datetime.timedelta(days=2),
+            total_run_count=1,
+            enabled=False,
+        ),
+        ScheduledJob.objects.create(
+            name=f"quarter-hourly{s}",
+            task=jobs[0].class_path,
+            job_model=None,
+            interval="custom",
+            crontab="*/15 * * * 1-5",
+            start_time=start,
+            time_zone="Europe/Amsterdam",
+        ),
+    ]
+    results[2].scheduled_job = schedules[0]
+    results[2].save()
+    buttons = [
+        JobButton.objects.create(name=f"Reboot{s}", text="Reboot {{ obj.name }}", job=jobs[3], weight=50),
+        JobButton.objects.create(
+            name=f"Drain{s}",
+            text="Drain",
+            job=jobs[3],
+            group_name="Maintenance",
+            button_class="warning",
+            confirmation=False,
+        ),
+        JobButton.objects.create(name=f"old button{s}", text="Old", job=jobs[3], enabled=False),
+    ]
+    device_types = [
+        ContentType.objects.get_by_natural_key(*pair) for pair in (("dcim", "device"), ("dcim", "interface"))
+    ]
+    buttons[0].content_types.set(device_types)
+    buttons[1].content_types.set(device_types[:1])
+    buttons[2].content_types.set(device_types[1:])
+    files = [
+        FileProxy.objects.create(
+            name=f"netinventory_devices{k}.csv", job_result=results[0], content=b"name\nleaf1\n"
+        ),
+        FileProxy.objects.create(name=f"report{k}.txt", job_result=results[0], content=b"all fine"),
+        FileProxy.objects.create(name=f"orphan{k}.json", content=b"{}"),
+    ]
     return {
+        ScheduledJob: schedules,
+        JobButton: buttons,
+        FileProxy: files,
         JobHook: hooks,
         JobQueue: queues,
         Job: jobs,

@@ -9,6 +9,7 @@ from inventory.jobs.base import (
     IPAddressVar,
     IPNetworkVar,
     Job,
+    JobButtonReceiver,
     JobHookReceiver,
     JSONVar,
     MultiChoiceVar,
@@ -106,3 +107,15 @@ class AuditTenants(JobHookReceiver):
     def receive_job_hook(self, change, action, changed_object):
         name = changed_object.name if changed_object is not None else change.object_repr
         self.logger.info("%s %s by %s", action, name, change.user_name)
+
+
+class MarkChecked(JobButtonReceiver):
+    """Marks the object its button was pressed on as checked (a job button receiver)."""
+
+    class Meta:
+        has_sensitive_variables = False
+
+    def receive_job_button(self, obj):
+        obj.description = "checked"
+        obj.save()
+        self.logger.success("checked %s", obj, extra={"object": obj})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 
+import orjson
 import pytest
 from django.test import override_settings
 from django.utils import timezone
@@ -181,3 +182,58 @@ def test_tokens_leave_no_record_of_their_key(api):
     assert all(
         token["key"] not in str(data) for data in ObjectChange.objects.values_list("object_data", flat=True)
     )
+
+
+@override_settings(CHANGELOG_OBJECT_DATA_V2=True)
+def test_records_name_the_related_object_and_keep_the_api_shape(api, sample):
+    interface = Interface.objects.filter(module__isnull=True).select_related("device").first()
+    path = f"/api/dcim/interfaces/{interface.pk}/"
+    status, _ = send(api, "patch", path, {"description": "uplink", "tags": []})
+    assert status == 200
+    shown = api.json(path, {"depth": 1, "exclude_m2m": "false"})
+    assert send(api, "delete", path)[0] == 204
+    deleted, updated = changes(api, changed_object_id=str(interface.pk))[:2]
+    # As the reference's change_logging_related_object: a component's change names its device.
+    assert updated["related_object_type"] == "dcim.device"
+    assert updated["related_object_id"] == str(interface.device_id)
+    assert changes(api, changed_object_id=str(interface.pk), related_object_id=str(interface.device_id))
+    # object_data_v2: the object as the API shows it at depth 1, URLs relative to the host.
+    v2 = updated["object_data_v2"]
+    assert v2["url"] == f"/api/dcim/interfaces/{interface.pk}/" and v2["description"] == "uplink"
+    assert v2["device"]["name"] == interface.device.name and v2["device"]["url"].startswith("/api/dcim/")
+    assert v2["device"]["status"]["url"].startswith("/api/extras/statuses/")  # depth 1: below, references
+    host = "http://testserver"
+    assert v2 == orjson_relative(shown, host)
+    # A deleted object keeps the shape it was deleted in.
+    assert deleted["object_data_v2"] == v2 and deleted["related_object_id"] == str(interface.device_id)
+    # Objects without a parent relate to nothing.
+    status, tenant = send(api, "post", "/api/tenancy/tenants/", {"name": "no parent"})
+    [created] = changes(api, changed_object_id=tenant["id"])
+    assert created["related_object_type"] is None and created["related_object_id"] is None
+    assert created["object_data_v2"]["name"] == "no parent" and created["object_data_v2"]["tags"] == []
+
+
+def orjson_relative(value, host: str):
+    """An API response with its absolute URLs made relative, as change records keep them."""
+    return orjson.loads(orjson.dumps(value).replace(host.encode(), b""))
+
+
+def test_object_data_v2_is_left_out_by_default(api):
+    status, tenant = send(api, "post", "/api/tenancy/tenants/", {"name": "plain"})
+    [created] = changes(api, changed_object_id=tenant["id"])
+    assert created["object_data_v2"] is None and created["object_data"]["name"] == "plain"
+
+
+def test_records_of_a_bulk_write_keep_every_character(api, superuser):
+    """A bulk write's records travel as one text stream (PostgreSQL's COPY): tabs, line breaks,
+    backslashes and quotes in names and values come back as written."""
+    awkward = ["tab\there", "line\nbreak\r\n", "back\\slash \\n \\\\", 'quote " and \u00e9 \u2028', "\\N"]
+    rows = [{"name": f"esc-{i}-{text}", "description": text} for i, text in enumerate(awkward)]
+    status, created = send(api, "post", "/api/tenancy/tenants/", rows)
+    assert status == 201, created
+    for tenant, text in zip(created, awkward, strict=True):
+        [record] = changes(api, changed_object_id=tenant["id"])
+        assert record["object_repr"] == tenant["name"]
+        assert (
+            record["object_data"]["description"] == text and record["object_data"]["name"] == tenant["name"]
+        )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import orjson
 import pytest
 
@@ -92,6 +94,25 @@ class TestTemplates:
         status, errors = send(api, "post", "/api/dcim/modules/", body)
         assert status == 400 and "parent_module_bay" in errors
 
+    def test_a_module_goes_into_a_bay_of_a_module_created_before_it_in_the_batch(self, api, sample):
+        bay = ModuleBay.objects.create(parent_device=Device.objects.get(name="core1"), name="FPC2")
+        module_type = str(Module.objects.get(serial="M1").module_type.pk)
+        first = str(uuid.uuid4())
+        batch = [
+            {"id": first, "module_type": module_type, "parent_module_bay": str(bay.pk), "status": "Active"},
+            {
+                "module_type": module_type,
+                "parent_module_bay": {"parent_module": first, "name": "PIC0"},
+                "status": "Active",
+                "serial": "inner",
+            },
+        ]
+        status, created = send(api, "post", "/api/dcim/modules/", batch)
+        assert status == 201, created
+        inner = Module.objects.get(pk=created[1]["id"])
+        assert inner.parent_module_bay.parent_module_id == uuid.UUID(first) and inner.device.name == "core1"
+        assert ModuleBay.objects.filter(parent_module=inner, name="PIC0").exists()
+
 
 class TestRacks:
     def rack_body(self, **fields) -> dict:
@@ -136,6 +157,44 @@ class TestRacks:
             {**self.rack_body(device_type=chassis), "position": 24, "face": "rear", "name": "x"},
         )
         assert status == 400 and "U24 is already occupied" in errors["position"][0]
+
+    def test_a_batch_is_checked_against_its_own_earlier_devices(self, api, sample):
+        """Rack units, positions and names taken earlier in the same bulk create are taken, as
+        if the devices were saved one by one; nothing is written."""
+        chassis = str(Device.objects.get(name="core1").device_type.pk)  # 8U, half depth
+        batch = [
+            {**self.rack_body(position=30, face="front"), "name": "b0"},
+            {**self.rack_body(position=30, face="rear"), "name": "b1"},  # b0 is full depth
+            {**self.rack_body(device_type=chassis, position=28, face="front"), "name": "b2"},  # 28-35
+            {**self.rack_body(position=30, face="front"), "name": "b3"},  # b0's own place
+            {**self.rack_body(position=40, face="front"), "name": "b0"},  # b0's name, no tenant
+            {**self.rack_body(device_type=chassis, position=31, face="rear"), "name": "b5"},  # free
+        ]
+        status, errors = send(api, "post", DEVICES, batch)
+        assert status == 400
+        assert [i for i, e in enumerate(errors) if e] == [1, 2, 3, 4]
+        assert errors[1] == {
+            "position": [
+                "U30 is already occupied or does not have sufficient space to accommodate this device "
+                "type: Acme Networks L48 (1U)"
+            ]
+        }
+        assert "U28 is already occupied" in errors[2]["position"][0]
+        assert errors[3] == {
+            "non_field_errors": [
+                "The position and face is already occupied on this rack. "
+                "The fields rack, position, face must make a unique set."
+            ]
+        }
+        assert errors[4] == {"name": ['A device named "b0" already exists in this location and tenant.']}
+        assert not Device.objects.filter(name__in=["b0", "b5"]).exists()
+        del batch[1:5]
+        status, created = send(api, "post", DEVICES, batch)
+        assert status == 201, created
+        moved = [{"id": created[0]["id"], "position": 31}, {"id": created[1]["id"], "serial": "kept"}]
+        status, errors = send(api, "patch", DEVICES, moved)  # b0 moves into the units b5 keeps
+        assert status == 400 and list(errors) == [created[0]["id"]], errors
+        assert "U31 is already occupied" in errors[created[0]["id"]]["position"][0]
 
     def test_device_needs_a_rack_for_a_face(self, api, sample):
         status, errors = send(api, "post", DEVICES, new_device("floating", face="front"))

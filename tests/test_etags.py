@@ -4,8 +4,10 @@ If-None-Match on reads."""
 from __future__ import annotations
 
 import orjson
+import pytest
 
-from inventory.dcim.models import Device
+from inventory.dcim.models import Device, Interface, Location
+from inventory.ipam.models import Prefix
 from inventory.tenancy.models import Tenant
 
 from .conftest import send
@@ -50,6 +52,24 @@ def test_a_write_answers_the_new_tag_and_a_stale_tag_is_refused(api, sample):
         HTTP_IF_MATCH=read,
     )
     assert put.status_code == 412 and Tenant.objects.get(name="Acme").description == "edited"
+
+
+@pytest.mark.parametrize(
+    "path, model, lookup, body",
+    [
+        ("dcim/locations", Location, {"name": "AMS1"}, {"latitude": 52.3, "longitude": 4.94, "asn": 65001}),
+        ("dcim/devices", Device, {"name": "leaf1"}, {"local_config_context_data": {"ntp": ["10.0.0.1"]}}),
+        ("ipam/prefixes", Prefix, {}, {"description": "tagged", "tags": []}),
+        ("dcim/interfaces", Interface, {"name": "Ethernet1"}, {"mac_address": "00:11:22:33:44:55"}),
+    ],
+)
+def test_the_tag_a_write_answers_is_the_tag_a_read_gives(api, sample, path, model, lookup, body):
+    """Decimals, JSON, network values and MAC addresses as stored: the write's tag (made from
+    the row its UPDATE returned) is the one a later read computes."""
+    url = f"/api/{path}/{model.objects.filter(**lookup).first().pk}/"
+    changed = patch(api, url, body)
+    assert changed.status_code == 200, changed.content
+    assert changed["ETag"] == api.get(url)["ETag"]
 
 
 def test_changing_only_tags_changes_the_tag(api, sample):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from queryengine.query import filters_of, restricted
 from queryengine.registry import resource_by_object_type
 
-from .test_api_generic import every, matches, sample_values
+from .test_api_generic import current_filters, every, matches, sample_values
 
 TYPES = ("tenancy.tenant", "dcim.location", "dcim.device", "dcim.interface", "ipam.prefix", "ipam.ipaddress")
 
@@ -19,7 +19,7 @@ def candidates(resource, objects) -> list[tuple[str, object]]:
     """Every (filter, value) pair the generic family knows how to judge."""
     return [
         (name, value)
-        for name, flt in filters_of(resource).items()
+        for name, flt in current_filters(resource)
         for value in sample_values(flt, resource, objects)
     ]
 

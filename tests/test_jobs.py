@@ -46,7 +46,7 @@ def test_jobs_are_listed_with_the_reference_fields(api, jobs):
     by_class = {row["job_class_name"]: row for row in body["results"]}
     assert {"FindDuplicateIPAddresses", "CheckParents", "BulkRename", "Greet", "Explode"} <= set(by_class)
     greet = by_class["Greet"]
-    assert greet["object_type"] == "jobs.job"
+    assert greet["object_type"] == "extras.job"
     assert greet["module_name"] == "tests.sample_jobs" and greet["grouping"] == "Test jobs"
     assert greet["name"] == "Greet" and greet["description"].startswith("Logs a greeting")
     assert greet["soft_time_limit"] == 30.0 and greet["time_limit"] == 60.0
@@ -126,7 +126,7 @@ def test_run_logs_and_succeeds(api, jobs, sample):
     assert status == 201, body
     assert body["scheduled_job"] is None
     result = body["job_result"]
-    assert result["object_type"] == "jobs.jobresult" and result["status"] == {
+    assert result["object_type"] == "extras.jobresult" and result["status"] == {
         "value": "SUCCESS",
         "label": "SUCCESS",
     }
@@ -257,7 +257,7 @@ def redis_reachable() -> bool:
 # outlives its soft time limit, wait for both, print their outcomes.
 WORKER_SCRIPT = """
 import time
-from inventory.jobs.api import JobRunEndpoint
+from inventory.jobs.runs import enqueue
 from inventory.jobs.models import Job, JobResult
 from inventory.users.models import User
 from tests.sample_jobs import Greet
@@ -265,8 +265,8 @@ Job.objects.filter(module_name="tests.sample_jobs").update(enabled=True)
 user = User.objects.create_superuser("w", "w@example.com", "pw")
 greet, sleepy, stuck = (Job.objects.get(job_class_name=name) for name in ("Greet", "Sleepy", "Stuck"))
 data = Greet.serialize(Greet.clean_data({"who": "worker"}))
-ids = [JobRunEndpoint.enqueue(greet, "default", data, user).pk, JobRunEndpoint.enqueue(sleepy, "default", {}, user).pk]
-ids.append(JobRunEndpoint.enqueue(stuck, "default", {}, user).pk)
+ids = [enqueue(greet, "default", data, user).pk, enqueue(sleepy, "default", {}, user).pk]
+ids.append(enqueue(stuck, "default", {}, user).pk)
 deadline = time.monotonic() + 90
 while time.monotonic() < deadline and JobResult.objects.filter(pk__in=ids, date_done__isnull=True).exists():
     time.sleep(0.5)
@@ -279,7 +279,8 @@ for pk in ids:
 BROKERS = [
     pytest.param({}, id="embedded-filesystem"),
     pytest.param(
-        {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/15"},
+        # Redis database 15 unless TEST_REDIS_DB names another (machines shared by several runs).
+        {"CELERY_BROKER_URL": f"redis://127.0.0.1:6379/{os.environ.get('TEST_REDIS_DB', '15')}"},
         id="redis",
         marks=pytest.mark.skipif(not redis_reachable(), reason="no Redis on 127.0.0.1:6379"),
     ),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 
 import orjson
 import pytest
@@ -18,12 +17,18 @@ from queryengine.filters import CUSTOM_FIELD_FILTER
 from queryengine.query import filters_of
 from queryengine.registry import resources
 from rest import fieldkinds, openapi, openapi_copy, versioning
+from rest.openapi_schemas import paginated
 
 from .conftest import send
 from .test_writes_generic import RESOURCES as WRITABLE
 from .test_writes_generic import body_from, editable_text_field, invalid_item, source_row
 
 RESOURCES = resources()
+
+
+def served(version: str) -> list:
+    """The resources a version serves (sites and regions at 1.x only)."""
+    return [r for r in RESOURCES if r.served_at(version)]
 
 
 def fetch(path: str, **headers) -> tuple[int, dict | None]:
@@ -57,38 +62,47 @@ def test_every_version_is_served_and_differs_by_its_changes(db, documents):
 def test_every_registered_model_and_filter_is_documented(documents):
     for version, document in documents.items():
         paths, schemas = document["paths"], document["components"]["schemas"]
-        for resource in RESOURCES:
+        old = versioning.legacy(version)
+        for resource in served(version):
             listing, detail = paths.get(f"/{resource.route}/"), paths.get(f"/{resource.route}/{{id}}/")
             assert listing and detail, (version, resource.route)
             expected = {"get", "post", "put", "patch", "delete"} - (set() if resource.creatable else {"post"})
             assert set(listing) >= expected
             assert set(detail) >= {"get", "put", "patch", "delete"}
             documented = {p.get("name") for p in listing["get"]["parameters"]}
-            missing = set(filters_of(resource)) - {CUSTOM_FIELD_FILTER} - documented
+            taken = {
+                openapi.legacy_filter_name(resource, n) if old else n
+                for n, f in filters_of(resource).items()
+                if old or not f.legacy
+            }
+            missing = taken - {CUSTOM_FIELD_FILTER} - documented
             assert not missing, (version, resource.route, sorted(missing))
             name = resource.model.__name__
             assert {name, f"{name}Nested", f"{name}Request", f"Patched{name}Request"} <= set(schemas)
+        unserved = {f"/{r.route}/" for r in RESOURCES if not r.served_at(version)}
+        assert not unserved & set(paths), (version, unserved & set(paths))
+        by_class_path = "/extras/jobs/{class_path}/run/"  # 1.x addressed jobs by class path
+        assert (by_class_path in paths) == versioning.legacy(version)
 
 
 def test_every_route_is_documented(documents):
     document = documents[versioning.DEFAULT]
-    routed = {"/" + route.replace("<str:key>", "{id}") for route, _ in openapi.routed_endpoints()}
+    routed = {
+        openapi.openapi_path(route)
+        for route, endpoint in openapi.routed_endpoints()
+        if not hasattr(endpoint, "served_at") or endpoint.served_at(versioning.DEFAULT)
+    }
     assert routed == set(document["paths"])
     assert {"/dcim/racks/{id}/elevation/", "/ipam/prefixes/{id}/available-ips/", "/graphql/"} <= routed
     assert not any("swagger" in path or path.startswith("/docs") for path in routed)
 
 
-def test_document_is_built_quickly_and_once(db):
+def test_document_is_built_once_per_version(db):
+    """Build time is a benchmark's business (benchmarks/); here: one build serves every request."""
     openapi.document.cache_clear()
-    openapi.document(versioning.DEFAULT)  # the registry's own caches warm here
-    timings = {}
     for version in versioning.SUPPORTED:
-        openapi.document.cache_clear()
-        started = time.perf_counter()
-        openapi.document(version)
-        timings[version] = time.perf_counter() - started
-    assert max(timings.values()) < 2, timings  # generous on a shared machine; ~0.1 s measured
-    assert openapi.document(versioning.DEFAULT) is openapi.document(versioning.DEFAULT)
+        assert openapi.document(version) is openapi.document(version)
+    assert openapi.document.cache_info().misses == len(versioning.SUPPORTED)
 
 
 def test_yaml_and_json_documents_agree(db):
@@ -148,22 +162,28 @@ def _response_schema(document: dict, path: str, method: str = "get") -> dict:
     return document["paths"][path][method]["responses"]["200"]["content"]["application/json"]["schema"]
 
 
-@pytest.mark.parametrize("version", ["2.0", versioning.DEFAULT])
+@pytest.mark.parametrize("version", ["1.2", "1.4", "2.0", versioning.DEFAULT])
 def test_responses_match_their_operation_schemas(api, version):
-    """A list and a detail of every registered model, at depth 0 and 1, with and without the
-    optional fields, validate against the document's response schemas."""
+    """A list and a detail of every model a version serves, at depth 0 and 1 (at 1.x: in full
+    and brief), with and without the optional fields, validate against the document's response
+    schemas: the 1.x schemas and documents come from the same lists."""
     document = openapi.document(version)
     failures = []
-    for resource in RESOURCES:
+    shape = "brief" if versioning.legacy(version) else "depth"
+    for resource in served(version):
         listing, detail = f"/{resource.route}/", f"/{resource.route}/{{id}}/"
-        list_check = _validator(document, _response_schema(document, listing))
-        detail_check = _validator(document, _response_schema(document, detail))
+        brief_check = _validator(document, {"$ref": f"#/components/schemas/{resource.model.__name__}Nested"})
         for depth in (0, 1):
-            params = {"depth": depth, "api_version": version, "limit": 3}
+            list_check = _validator(document, _response_schema(document, listing))
+            detail_check = _validator(document, _response_schema(document, detail))
+            if shape == "brief" and depth:  # 1.x brief objects: the nested form
+                list_check = _validator(document, paginated(brief_check.schema))
+                detail_check = brief_check
+            params = {shape: depth, "api_version": version, "limit": 3}
             if versioning.has(version, "exclude_m2m_parameter"):
                 params["exclude_m2m"] = "false"
             if resource.included:
-                params["include"] = ",".join(resource.included)
+                params["include"] = ",".join(versioning.includes(version, resource.included))
             page = api.json(f"/api/{resource.route}/", params)
             assert page["results"], resource.route
             failures += [(resource.route, depth, e.message) for e in list_check.iter_errors(page)][:3]
@@ -189,7 +209,7 @@ def test_lists_document_their_csv_form(documents):
     for version, document in documents.items():
         csv_format = document["components"]["parameters"]["format_csv"]
         assert csv_format["name"] == "format" and "csv" in csv_format["schema"]["enum"]
-        for resource, path in itertools.product(RESOURCES, ("/{}/", "/{}/{{id}}/")):
+        for resource, path in itertools.product(served(version), ("/{}/", "/{}/{{id}}/")):
             operation = document["paths"][path.format(resource.route)]["get"]
             content = operation["responses"]["200"]["content"]
             assert set(content) == {"application/json", "text/csv"}, (version, path, resource.route)

@@ -15,7 +15,7 @@ from inventory.users.models import Token, User
 from .conftest import Api
 
 LOCATIONS = "/api/dcim/locations/"
-SUPPORTED = "2.0, 2.1, 2.2, 2.3, 2.4, 3.0"
+SUPPORTED = "1.2, 1.3, 1.4, 2.0, 2.1, 2.2, 2.3, 2.4, 3.0"
 
 
 def test_api_root_lists_applications(api):

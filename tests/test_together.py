@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext, override_settings
 
 from queryengine import together
 from queryengine.registry import resources
+from rest import versioning
 
 from .builders import SUPERUSER_KEY, build_sample
 from .conftest import Api
@@ -44,7 +45,7 @@ def read(api, path: str, params: dict) -> tuple[bytes, int]:
 def test_every_model_reads_the_same_at_once_and_in_turn(superuser, worker_calls):
     sample = build_sample(superuser)
     api = Api(SUPERUSER_KEY)
-    for resource in resources():
+    for resource in (r for r in resources() if r.served_at(versioning.DEFAULT)):
         one = sample[resource.model][0]
         for depth in (0, 1, 2):
             for path, params in (

@@ -59,30 +59,35 @@ def interfaces(size: int, run: str, network) -> list[dict]:
 
 
 def batched(queries) -> int:
-    """Statements, counting as one the consecutive INSERTs or UPDATEs of one table that a
-    database splits a batch into (SQLite binds at most 999 parameters per statement)."""
+    """Statements, counting as one the consecutive INSERTs, UPDATEs or DELETEs of one table that
+    a batch is split into (SQLite binds at most 999 parameters per statement; Django deletes
+    100 rows per DELETE)."""
     count, previous = 0, None
     for query in queries.captured_queries:
         sql = query["sql"]
         head = sql.split(" (", 1)[0] if sql.startswith("INSERT") else sql.split(" SET", 1)[0]
-        if not (sql.startswith(("INSERT", "UPDATE")) and head == previous):
+        if sql.startswith("DELETE"):
+            head = sql.split(" WHERE", 1)[0]
+        chunked = sql.startswith(("INSERT", "UPDATE", "DELETE"))
+        if not (chunked and head == previous):
             count += 1
-        previous = head if sql.startswith(("INSERT", "UPDATE")) else None
+        previous = head if chunked else None
     return count
 
 
-def statements(api, path: str, rows: list[dict]) -> dict[str, int]:
-    """SQL statements of a bulk create, a bulk PATCH and a bulk DELETE of `rows`."""
+def statements(api, path: str, rows: list[dict], field: str = "description") -> dict[str, int]:
+    """SQL statements of a bulk create, a bulk PATCH (of `field` and the tags) and a bulk DELETE
+    of `rows`."""
     counts = {}
     with CaptureQueriesContext(connection) as queries:
         status, created = send(api, "post", path, rows)
     assert status == 201, created
     counts["create"] = batched(queries)
-    patch = [{"id": obj["id"], "description": "patched", "tags": []} for obj in created]
+    patch = [{"id": obj["id"], field: "patched", "tags": []} for obj in created]
     with CaptureQueriesContext(connection) as queries:
         status, body = send(api, "patch", path, patch)
     assert status == 200, body
-    assert all(obj["description"] == "patched" and obj["tags"] == [] for obj in body)
+    assert all(obj[field] == "patched" and obj["tags"] == [] for obj in body)
     counts["patch"] = batched(queries)
     with CaptureQueriesContext(connection) as queries:
         status, body = send(api, "delete", path, [{"id": obj["id"]} for obj in created])
@@ -102,6 +107,48 @@ def test_statements_per_bulk_write_do_not_grow_with_the_batch(api, network, kind
     statements(api, path, rows(3))  # warm-up: content types, custom field definitions, plans
     small, large = statements(api, path, rows(10)), statements(api, path, rows(100))
     assert small == large
+
+
+def test_devices_from_templates_cost_statements_per_table_not_per_device(api, network):
+    """Every device gets its type's components (interfaces, power ports and outlets, rear and
+    front ports), made for the whole batch with one INSERT per kind."""
+    leaf = DeviceType.objects.get(model="L48")
+    site = network[0][0].location
+
+    def rows(size):
+        run = uuid.uuid4().hex[:6]
+        return [
+            {
+                "name": f"d-{run}-{i}",
+                "device_type": str(leaf.pk),
+                "role": "batch-role",
+                "status": "Active",
+                "location": str(site.pk),
+                "tenant": None if i % 2 else "Acme",
+                "tags": [str(network[2].pk)],
+            }
+            for i in range(size)
+        ]
+
+    path = "/api/dcim/devices/"
+    network[2].content_types.add(ContentType.objects.get_for_model(Device))
+    statements(api, path, rows(2), "serial")  # warm-up
+    small, large = statements(api, path, rows(5), "serial"), statements(api, path, rows(40), "serial")
+    assert small == large
+    status, created = send(api, "post", path, rows(3))
+    assert status == 201, created
+    for device in Device.objects.filter(pk__in=[d["id"] for d in created]):
+        assert [i.name for i in device.interfaces.all()] == [
+            "Ethernet1",
+            "Ethernet2",
+            "Ethernet10",
+            "Management1",
+        ]
+        fronts = device.frontports.select_related("rear_port").order_by("name")
+        assert [(f.rear_port.name, f.rear_port.device_id) for f in fronts] == [("rear1", device.pk)] * 2
+        assert [o.power_port.device_id for o in device.poweroutlets.select_related("power_port")] == [
+            device.pk
+        ]
 
 
 def test_a_batch_names_its_failing_items_and_writes_nothing(api, network):

@@ -6,11 +6,12 @@ from django.db import models
 from inventory.base import OrganizationalModel, PrimaryModel
 from inventory.dcim.models.cables import CableTermination
 from inventory.dcim.models.paths import PathEndpoint, retrace_through
+from inventory.slugs import SlugModel
 
 TERM_SIDES = ("A", "Z")
 
 
-class Provider(PrimaryModel):
+class Provider(SlugModel, PrimaryModel):
     name = models.CharField(max_length=255, unique=True)
     asn = models.PositiveBigIntegerField(
         null=True, blank=True, verbose_name="ASN", help_text="32-bit autonomous system number"
@@ -30,7 +31,7 @@ class Provider(PrimaryModel):
             raise ValidationError({"asn": ["Enter an ASN between 1 and 4294967295."]})
 
 
-class ProviderNetwork(PrimaryModel):
+class ProviderNetwork(SlugModel, PrimaryModel):
     name = models.CharField(max_length=255, db_index=True)
     provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="provider_networks")
     description = models.CharField(max_length=255, blank=True)
@@ -45,7 +46,7 @@ class ProviderNetwork(PrimaryModel):
         ]
 
 
-class CircuitType(OrganizationalModel):
+class CircuitType(SlugModel, OrganizationalModel):
     name = models.CharField(max_length=255, unique=True)
     description = models.CharField(max_length=255, blank=True)
 

@@ -1,4 +1,5 @@
-from queryengine.registry import Display, Resource, register
+from inventory.dcim.legacy import site_filters, site_of
+from queryengine.registry import Display, Legacy, Resource, register
 
 from ..dcim.resources import cabled
 from .models import Circuit, CircuitTermination, CircuitType, Provider, ProviderNetwork
@@ -9,11 +10,17 @@ register(
         "circuits/providers",
         search=("name", "account", "comments"),
         counts={"circuit_count": "circuits.Circuit.provider"},
+        legacy=Legacy(nested=("name", "slug", "circuit_count")),
     )
 )
 register(Resource(ProviderNetwork, "circuits/provider-networks", natural_key=None))
 register(
-    Resource(CircuitType, "circuits/circuit-types", counts={"circuit_count": "circuits.Circuit.circuit_type"})
+    Resource(
+        CircuitType,
+        "circuits/circuit-types",
+        counts={"circuit_count": "circuits.Circuit.circuit_type"},
+        legacy=Legacy(nested=("name", "slug", "circuit_count")),
+    )
 )
 register(
     Resource(
@@ -22,6 +29,15 @@ register(
         display=Display(("cid",)),
         search=("cid", "description", "comments"),
         natural_key=None,
+        legacy=Legacy(
+            nested=("cid",),
+            renamed={
+                "type": "circuit_type",
+                "termination_a": "circuit_termination_a",
+                "termination_z": "circuit_termination_z",
+            },
+            filters=site_filters("circuit_terminations__location"),
+        ),
     )
 )
 register(
@@ -32,6 +48,13 @@ register(
             ("term_side", "location__name", "provider_network__name"),
             lambda side, location, network: f"Termination {side}: {location or network}",
         ),
-        **cabled(search=("xconnect_id", "pp_info", "description"), natural_key=None),
+        **cabled(
+            search=("xconnect_id", "pp_info", "description"),
+            natural_key=None,
+            legacy=Legacy(
+                nested=("circuit", "term_side", "cable"), fields={"site": site_of()}, filters=site_filters()
+            ),
+        ),
+        changes_relate_to=("circuit",),
     )
 )

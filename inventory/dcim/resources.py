@@ -6,9 +6,19 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import F, Q
 
 from queryengine.filters import parse_bool
-from queryengine.registry import Computed, CustomFilter, Display, Resource, extend_graphql, register
+from queryengine.registry import (
+    Computed,
+    CustomFilter,
+    Derived,
+    Display,
+    Legacy,
+    Resource,
+    extend_graphql,
+    register,
+)
 
 from . import choices, graphql, terminations
+from .legacy import region_of, site_filters, site_of, within
 from .models import (
     Cable,
     CableToCableTermination,
@@ -51,6 +61,8 @@ from .models import (
     RackReservation,
     RearPort,
     RearPortTemplate,
+    Region,
+    Site,
     SoftwareImageFile,
     SoftwareVersion,
     VirtualChassis,
@@ -58,6 +70,7 @@ from .models import (
 from .models.cables import CABLE_ENDS, CableTermination
 from .models.cabletypes import END_FIELDS
 from .models.interfaces import VIRTUAL_INTERFACE_TYPES
+from .models.locations import REGION, SITE, view_type
 from .models.paths import ENDPOINT_TYPES
 
 CABLE_PEER_TYPE = Computed(
@@ -184,33 +197,110 @@ def cable_ends(path: str, model, label: str) -> CustomFilter:
     return CustomFilter(build, parse, oracle, (label,))
 
 
+def primary_ips(ids) -> dict[str, str]:
+    """API 1.x's `primary_ip` of devices or virtual machines: the IPv6 one, else the IPv4 one."""
+    from django.apps import apps
+
+    found = {}
+    for label in ("dcim.Device", "virtualization.VirtualMachine"):
+        rows = (
+            apps.get_model(label).objects.filter(pk__in=ids).values_list("pk", "primary_ip6", "primary_ip4")
+        )
+        found.update((str(pk), str(six or four)) for pk, six, four in rows if six or four)
+    return found
+
+
+PRIMARY_IP = Derived("ipam.IPAddress", "id", primary_ips)
+
+
 def device_display(name, manufacturer, model, pk) -> str:
     return name or f"{manufacturer} {model} ({pk})"
 
 
-register(Resource(LocationType, "dcim/location-types"))
+register(Resource(LocationType, "dcim/location-types", legacy=Legacy(nested=("name", "slug", "tree_depth"))))
+LOCATION_SEARCH = (
+    "name",
+    "description",
+    "facility",
+    "physical_address",
+    "shipping_address",
+    "contact_name",
+    "comments",
+)
+LOCATION_COUNTS = {
+    "circuit_count": "circuits.CircuitTermination.location",
+    "device_count": "dcim.Device.location",
+    "prefix_count": "ipam.Prefix.location",
+    "rack_count": "dcim.Rack.location",
+    "virtual_machine_count": "virtualization.VirtualMachine.cluster__location",
+    "vlan_count": "ipam.VLAN.location",
+}
 register(
     Resource(
         Location,
         "dcim/locations",
-        search=(
-            "name",
-            "description",
-            "facility",
-            "physical_address",
-            "shipping_address",
-            "contact_name",
-            "comments",
-        ),
-        counts={
-            "circuit_count": "circuits.CircuitTermination.location",
-            "device_count": "dcim.Device.location",
-            "prefix_count": "ipam.Prefix.location",
-            "rack_count": "dcim.Rack.location",
-            "virtual_machine_count": "virtualization.VirtualMachine.cluster__location",
-            "vlan_count": "ipam.VLAN.location",
-        },
+        search=LOCATION_SEARCH,
+        counts=LOCATION_COUNTS,
         natural_key=None,  # names are unique only under one parent
+        legacy=Legacy(
+            nested=("name", "slug", "tree_depth"),
+            fields={"site": site_of("id", writes="parent")},
+            filters=site_filters("pk"),
+        ),
+    )
+)
+# API 1.x sites and regions: views of the locations of the Site and Region types (1.x only).
+V1 = ("1.2", "1.4")
+register(
+    Resource(
+        Site,
+        "dcim/sites",
+        search=LOCATION_SEARCH,
+        counts=LOCATION_COUNTS,
+        natural_key="slug",
+        versions=V1,
+        legacy=Legacy(
+            nested=("name", "slug"),
+            renamed={"virtualmachine_count": "virtual_machine_count"},
+            fields={"region": region_of()},
+            defaults={"location_type": lambda: str(view_type(SITE).pk)},
+            hidden=("parent", "location_type"),
+            filters={"region": within("pk", "Region"), "region_id": within("pk", "Region")},
+        ),
+    )
+)
+register(
+    Resource(
+        Region,
+        "dcim/regions",
+        search=("name", "description"),
+        counts={"site_count": "dcim.Site.parent"},
+        natural_key="slug",
+        versions=V1,
+        legacy=Legacy(
+            nested=("name", "slug", "site_count"),
+            renamed={"parent": "parent_region"},
+            fields={"parent_region": region_of()},
+            defaults={"status": {"name": "Active"}, "location_type": lambda: str(view_type(REGION).pk)},
+            hidden=(
+                "parent",
+                "location_type",
+                "status",
+                "tenant",
+                "facility",
+                "asn",
+                "time_zone",
+                "physical_address",
+                "shipping_address",
+                "latitude",
+                "longitude",
+                "contact_name",
+                "contact_phone",
+                "contact_email",
+                "comments",
+                "tags",
+            ),
+        ),
     )
 )
 
@@ -226,6 +316,10 @@ register(
             "inventory_item_count": "dcim.InventoryItem.manufacturer",
             "platform_count": "dcim.Platform.manufacturer",
         },
+        legacy=Legacy(
+            nested=("name", "slug", "devicetype_count"),
+            renamed={"devicetype_count": "device_type_count", "inventoryitem_count": "inventory_item_count"},
+        ),
     )
 )
 register(
@@ -244,6 +338,7 @@ register(
         counts={"device_count": "dcim.Device.device_type"},
         read_only=("software_image_files",),
         natural_key="model",
+        legacy=Legacy(nested=("manufacturer", "model", "slug", "device_count")),
     )
 )
 register(
@@ -260,6 +355,10 @@ register(
             "device_count": "dcim.Device.platform",
             "virtual_machine_count": "virtualization.VirtualMachine.platform",
         },
+        legacy=Legacy(
+            nested=("name", "slug", "device_count", "virtualmachine_count"),
+            renamed={"virtualmachine_count": "virtual_machine_count"},
+        ),
     )
 )
 register(
@@ -310,12 +409,32 @@ TEMPLATES = (
     (ModuleBayTemplate, "dcim/module-bay-templates"),
 )
 for template, route in TEMPLATES:
-    register(Resource(template, route, search=("name", "label", "description"), natural_key=None))
+    parents = tuple(f for f in ("device_type", "module_type") if hasattr(template, f))
+    register(
+        Resource(
+            template,
+            route,
+            search=("name", "label", "description"),
+            natural_key=None,
+            changes_relate_to=parents,
+        )
+    )
 
 # --- racks -----------------------------------------------------------------------------------
 
 register(
-    Resource(RackGroup, "dcim/rack-groups", counts={"rack_count": "dcim.Rack.rack_group"}, natural_key=None)
+    Resource(
+        RackGroup,
+        "dcim/rack-groups",
+        counts={"rack_count": "dcim.Rack.rack_group"},
+        natural_key=None,
+        legacy=Legacy(
+            nested=("name", "slug", "rack_count", "_depth"),
+            renamed={"_depth": "tree_depth"},
+            fields={"site": site_of()},
+            filters=site_filters(),
+        ),
+    )
 )
 register(
     Resource(
@@ -324,6 +443,12 @@ register(
         search=("name", "facility_id", "serial", "asset_tag", "comments"),
         counts={"device_count": "dcim.Device.rack", "power_feed_count": "dcim.PowerFeed.rack"},
         natural_key=None,
+        legacy=Legacy(
+            nested=("name", "device_count"),
+            renamed={"group": "rack_group", "powerfeed_count": "power_feed_count"},
+            fields={"site": site_of()},
+            filters=site_filters(),
+        ),
     )
 )
 register(
@@ -334,6 +459,7 @@ register(
         search=("description",),
         natural_key=None,
         owner_field="user",
+        legacy=Legacy(nested=("user", "units")),
     )
 )
 
@@ -356,6 +482,16 @@ register(
             "manufacturer": "device_type__manufacturer",
             "device_family": "device_type__device_family",
         },
+        legacy=Legacy(
+            nested=("name",),
+            renamed={
+                "device_role": "role",
+                "local_context_data": "local_config_context_data",
+                "local_context_schema": "local_config_context_schema",
+            },
+            fields={"site": site_of(), "primary_ip": PRIMARY_IP},
+            filters=site_filters(),
+        ),
         filters={
             "has_primary_ip": flag(
                 lambda _: Q(primary_ip4__isnull=False) | Q(primary_ip6__isnull=False),
@@ -387,11 +523,15 @@ register(
         "dcim/virtual-chassis",
         search=("name", "domain"),
         counts={"member_count": "dcim.Device.virtual_chassis"},
+        legacy=Legacy(nested=("name", "master", "member_count")),
     )
 )
 register(
     Resource(
-        DeviceRedundancyGroup, "dcim/device-redundancy-groups", search=("name", "description", "comments")
+        DeviceRedundancyGroup,
+        "dcim/device-redundancy-groups",
+        search=("name", "description", "comments"),
+        legacy=Legacy(nested=("name", "slug", "failover_strategy")),
     )
 )
 register(
@@ -434,11 +574,17 @@ COMPONENTS = (
     (RearPort, "dcim/rear-ports"),
     (DeviceBay, "dcim/device-bays"),
 )
+# A component's 1.x nested form; a device's location was its site (the site= filters).
+COMPONENT_LEGACY = Legacy(nested=("device", "name", "cable"), filters=site_filters("device__location"))
 for component, route in COMPONENTS:
     declaration = {
         "search": ("name", "label", "description"),
         "relations": COMPONENT_RELATIONS,
         "natural_key": None,
+        "changes_relate_to": ("module", "device") if hasattr(component, "module") else ("device",),
+        "legacy": COMPONENT_LEGACY
+        if component is not DeviceBay
+        else Legacy(nested=("device", "name"), filters=site_filters("device__location")),
     }
     if component is not DeviceBay:
         declaration = cabled(endpoint=component not in (FrontPort, RearPort), **declaration)
@@ -454,6 +600,13 @@ register(
             read_only=("ip_addresses",),
             relations=COMPONENT_RELATIONS,
             natural_key=None,
+            changes_relate_to=("module", "device"),
+            legacy=Legacy(
+                nested=("device", "name", "cable"),
+                renamed={"count_ipaddresses": "ip_address_count"},
+                since={"status": "1.3"},
+                filters=site_filters("device__location"),
+            ),
         ),
     )
 )
@@ -465,6 +618,7 @@ register(
         search=("name", "label", "description", "position"),
         relations={"location": "parent_device__location"},
         natural_key=None,
+        changes_relate_to=("parent_device", "parent_module"),
     )
 )
 register(
@@ -474,6 +628,8 @@ register(
         search=("name", "label", "description", "part_id", "serial", "asset_tag"),
         relations={"location": "device__location"},
         natural_key=None,
+        changes_relate_to=("device",),
+        legacy=Legacy(nested=("device", "name", "_depth"), renamed={"_depth": "tree_depth"}),
     )
 )
 register(
@@ -481,6 +637,7 @@ register(
         InterfaceRedundancyGroup,
         "dcim/interface-redundancy-groups",
         read_only=("interfaces",),
+        legacy=Legacy(nested=("name", "protocol")),
     )
 )
 register(
@@ -505,9 +662,21 @@ register(
         search=("name",),
         counts={"power_feed_count": "dcim.PowerFeed.power_panel"},
         natural_key=None,
+        legacy=Legacy(
+            nested=("name", "powerfeed_count"),
+            renamed={"powerfeed_count": "power_feed_count"},
+            fields={"site": site_of()},
+            filters=site_filters(),
+        ),
     )
 )
-register(Resource(PowerFeed, "dcim/power-feeds", **cabled(search=("name", "comments"), natural_key=None)))
+register(
+    Resource(
+        PowerFeed,
+        "dcim/power-feeds",
+        **cabled(search=("name", "comments"), natural_key=None, legacy=Legacy(nested=("name", "cable"))),
+    )
+)
 register(
     Resource(
         CableType,
@@ -543,6 +712,7 @@ register(
             ),
         },
         natural_key=None,
+        legacy=Legacy(nested=("label",)),
     )
 )
 register(

@@ -19,6 +19,7 @@ class ExtrasConfig(AppConfig):
             groups,
             metadata,
             relationships,
+            webhooks,
         )
         from .defaults import populate_defaults
 
@@ -29,6 +30,8 @@ class ExtrasConfig(AppConfig):
         contacts.connect()
         metadata.connect()
         changelog.connect()
+        computedfields.connect()
+        webhooks.connect()
         # Values objects show on request (`include=`), in the order the reference shows them.
         support_include("computed_fields", computedfields.INCLUDED)
         support_include("relationships", relationships.INCLUDED)

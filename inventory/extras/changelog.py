@@ -7,19 +7,21 @@ engine's own writes are never recorded twice."""
 from __future__ import annotations
 
 import datetime
+import logging
 import uuid
 from collections.abc import Callable
+from functools import cache
 
 import orjson
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
-from django.db.models import JSONField
+from django.db.models import CharField, DateTimeField, JSONField, TextField
 from django.db.models.signals import pre_delete
 from django.utils import timezone
 
 from queryengine import changes
-from queryengine.registry import resources
+from queryengine.registry import resource_for, resources
 
 from . import webhooks
 from .models import ObjectChange
@@ -34,6 +36,7 @@ def on_recorded(listener: Callable) -> None:
         RECORDED.append(listener)
 
 
+log = logging.getLogger(__name__)
 REPR_LENGTH = 200
 DETAIL_LENGTH = 400
 
@@ -48,13 +51,13 @@ def store(records: list[changes.Change], user, context: changes.ChangeContext) -
         "request_id": context.request_id,
         "change_context": context.context,
         "change_context_detail": context.detail[:DETAIL_LENGTH],
-        "related_object_type_id": None,
-        "related_object_id": None,
-        "object_data_v2": None,
     }
+    shapes = api_shapes(records) if settings.CHANGELOG_OBJECT_DATA_V2 else {}
     rows = [
         {
             **shared,
+            **related_object(change.instance),
+            "object_data_v2": shapes.get(str(change.pk)),
             "id": uuid.uuid4(),
             "action": change.action,
             "changed_object_type_id": kinds[type(change.instance)].pk,
@@ -76,9 +79,24 @@ def store(records: list[changes.Change], user, context: changes.ChangeContext) -
         listener(rows, records, kinds, signed_in)
 
 
-COPIED = [(f.attname, f.column, isinstance(f, JSONField)) for f in ObjectChange._meta.concrete_fields]
 # COPY's text format: backslash, tab, newline and carriage return are escaped; \N is null.
 COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def copy_text(field):
+    """How a column's values are written in COPY's text format."""
+    if isinstance(field, JSONField):
+        # JSON text holds no raw tab or line break (they are escaped inside strings): only its
+        # backslashes need doubling.
+        return lambda value: orjson.dumps(value).decode().replace("\\", "\\\\")
+    if isinstance(field, DateTimeField):
+        return datetime.datetime.isoformat
+    if isinstance(field, CharField | TextField):
+        return lambda value: str(value).translate(COPY_ESCAPES)
+    return str  # ids and numbers
+
+
+COPIED = [(f.attname, f.column, copy_text(f)) for f in ObjectChange._meta.concrete_fields]
 
 
 def copy_rows(rows: list[dict]) -> None:
@@ -86,23 +104,73 @@ def copy_rows(rows: list[dict]) -> None:
     operations, instead of as the quoted literals of an INSERT, which cost several times more
     for a thousand JSON documents."""
     table = ObjectChange._meta.db_table
-    columns = ", ".join(connection.ops.quote_name(column) for _, column, _ in COPIED)
-    lines = []
-    for row in rows:
-        values = []
-        for name, _, json in COPIED:
-            value = row[name]
-            if value is None:
-                values.append("\\N")
-            elif json:
-                values.append(orjson.dumps(value).decode().translate(COPY_ESCAPES))
-            elif isinstance(value, datetime.datetime):
-                values.append(value.isoformat())
-            else:
-                values.append(str(value).translate(COPY_ESCAPES))
-        lines.append("\t".join(values))
+    first = rows[0]
+    # What every row of the write shares (its time, user, request) is written once, at the end.
+    shared = [column for column in COPIED if all(row[column[0]] is first[column[0]] for row in rows)]
+    varying = [column for column in COPIED if column not in shared]
+    tail = "".join("\t" + _copy_value(first[name], text) for name, _, text in shared)
+    lines = ["\t".join([_copy_value(row[name], text) for name, _, text in varying]) + tail for row in rows]
+    columns = ", ".join(connection.ops.quote_name(column) for _, column, _ in varying + shared)
     with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
         copy.write("\n".join(lines) + "\n")
+
+
+@cache
+def relating_fields(model) -> tuple[tuple[str, int], ...]:
+    """(column, content type id) of the foreign keys a model's change records relate to."""
+    resource = resource_for(model)
+    fields = [model._meta.get_field(name) for name in (resource.changes_relate_to if resource else ())]
+    return tuple((f.attname, ContentType.objects.get_for_model(f.related_model).pk) for f in fields)
+
+
+def related_object(instance) -> dict:
+    """The object a change relates to (an interface's module or device), from its columns."""
+    for column, kind in relating_fields(type(instance)):
+        value = getattr(instance, column)
+        if value is not None:
+            return {"related_object_type_id": kind, "related_object_id": value}
+    return {"related_object_type_id": None, "related_object_id": None}
+
+
+def api_shapes(records: list[changes.Change]) -> dict[str, dict]:
+    """`object_data_v2` by object id: each created or updated object as the API shows it at
+    depth 1 with its many-to-many lists and relative URLs, as the reference stores it, read
+    through the compiled engine once per model for the whole write. A deleted object keeps the
+    shape of its last record (the state it was deleted in, unless it changed unrecorded)."""
+    # Imported here: the schema is built once every application has declared its resources.
+    from queryengine import engine
+    from queryengine.documents import list_document, many_to_many_fields
+    from queryengine.permissions import Everyone
+    from queryengine.scalars import dumps
+    from queryengine.schema import RequestContext
+
+    by_model: dict = {}
+    for change in records:
+        if change.action != changes.DELETE:
+            by_model.setdefault(type(change.instance), []).append(str(change.pk))
+    shapes = {}
+    for model, ids in by_model.items():
+        resource = resource_for(model)
+        document = list_document(resource, 1, frozenset(many_to_many_fields(resource)), ("id",))
+        context = RequestContext(user=Everyone(), base_url="/api/")
+        result = engine.run(document, {"limit": None, "offset": 0, "order_by": None, "f0": ids}, context)
+        if result.errors:  # never fails the write: the record keeps the rest of its data
+            log.warning("no API shape for %s changes: %s", resource.object_type, result.errors[0].message)
+            continue
+        shapes.update((row["id"], row) for row in orjson.loads(dumps(result.data["results"])))
+    deleted = [change.pk for change in records if change.action == changes.DELETE]
+    if deleted:  # each object's latest record: found from the light columns, then read alone
+        latest = {}
+        found = ObjectChange.objects.filter(changed_object_id__in=deleted).order_by("time")
+        for object_id, pk in found.values_list("changed_object_id", "pk"):
+            latest[object_id] = pk
+        kept = ObjectChange.objects.filter(pk__in=list(latest.values()))
+        shapes.update((str(pk), data) for pk, data in kept.values_list("changed_object_id", "object_data_v2"))
+    return shapes
+
+
+def _copy_value(value, text) -> str:
+    return "\\N" if value is None else text(value)
 
 
 def before(change: changes.Change) -> dict | None:

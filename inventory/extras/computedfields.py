@@ -7,6 +7,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
 from jinja2 import nodes
 
+from queryengine.definitions import cached, watch
 from queryengine.registry import Included, Resource
 
 from .models import ComputedField
@@ -59,7 +60,10 @@ def value(field: ComputedField, obj) -> str:
 
 def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None) -> dict:
     kind = ContentType.objects.get_for_model(resource.model)
-    fields = list(ComputedField.objects.filter(content_type=kind).order_by("weight", "key"))
+    fields = cached(
+        ("computed_fields", kind.pk),
+        lambda: list(ComputedField.objects.filter(content_type=kind).order_by("weight", "key")),
+    )
     if not fields:
         return {}
     joined = related_paths(resource.model, [f.template for f in fields])
@@ -68,3 +72,7 @@ def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None)
 
 
 INCLUDED = Included(applies=lambda resource: resource.has_custom_fields, load=load)
+
+
+def connect() -> None:
+    watch(ComputedField)

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db.models import Q
 
+from queryengine.definitions import cached, watch
 from queryengine.filters import (
     BOOLEAN_LOOKUPS,
     NUMERIC_LOOKUPS,
@@ -23,7 +24,7 @@ from queryengine.filters import (
 )
 from queryengine.registry import CustomFieldSupport, support_custom_fields
 
-from .models import CustomField
+from .models import CustomField, CustomFieldChoice
 
 TEXT_TYPES = ("text", "url", "markdown", "select")
 
@@ -75,9 +76,14 @@ def validate_value(field: CustomField, value, choices=None) -> None:
 
 
 def definitions(model) -> list[tuple[CustomField, list[str]]]:
-    kind = ContentType.objects.get_for_model(model)
-    fields = CustomField.objects.filter(content_types=kind).prefetch_related("custom_field_choices")
-    return [(field, choices_of(field)) for field in fields]
+    """The model's custom fields with their choices (kept between writes: queryengine.definitions)."""
+
+    def load():
+        kind = ContentType.objects.get_for_model(model)
+        fields = CustomField.objects.filter(content_types=kind).prefetch_related("custom_field_choices")
+        return [(field, choices_of(field)) for field in fields]
+
+    return cached(("custom_fields", model._meta.label_lower), load)
 
 
 def clean(defined, current: dict, given: dict) -> dict:
@@ -235,3 +241,4 @@ def connect() -> None:
         follow_content_types, sender=CustomField.content_types.through, dispatch_uid="cf-follow-types"
     )
     pre_delete.connect(forget_definition, sender=CustomField, dispatch_uid="cf-forget")
+    watch(CustomField, CustomFieldChoice)

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q
 
 from queryengine.compiler import display_labels, object_texts
+from queryengine.definitions import cached, watch
 from queryengine.errors import PermissionDenied
 from queryengine.query import NOTHING, default_order
 from queryengine.registry import Included, Resource, on_delete, resource_by_object_type, resource_for
@@ -221,13 +222,21 @@ def applicable(resource: Resource) -> bool:
     return resource.has_custom_fields
 
 
+def relationships_of(kind: ContentType) -> list[Relationship]:
+    """The relationships with a side on the type (kept between writes: queryengine.definitions)."""
+    return cached(
+        ("relationships", kind.pk),
+        lambda: list(
+            Relationship.objects.filter(Q(source_type=kind) | Q(destination_type=kind)).select_related(
+                "source_type", "destination_type"
+            )
+        ),
+    )
+
+
 def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None) -> dict:
     kind = ContentType.objects.get_for_model(resource.model)
-    relationships = list(
-        Relationship.objects.filter(Q(source_type=kind) | Q(destination_type=kind)).select_related(
-            "source_type", "destination_type"
-        )
-    )
+    relationships = relationships_of(kind)
     if not relationships:
         return {}
     sides = _sides(relationships, kind)
@@ -323,12 +332,8 @@ def write(resource: Resource, instance, value, adding: bool, state: dict) -> Non
     """Replace the associations of the relationships named in `value` (others stay), after
     checking required relationships as the reference does."""
     kind = ContentType.objects.get_for_model(resource.model)
-    if "relationships" not in state:
-        state["relationships"] = list(
-            Relationship.objects.filter(Q(source_type=kind) | Q(destination_type=kind)).select_related(
-                "source_type", "destination_type"
-            )
-        )
+    if "relationships" not in state:  # once per write, even where definitions are not kept
+        state["relationships"] = relationships_of(kind)
     relationships = state["relationships"]
     if value is not None and not isinstance(value, dict):
         raise ValidationError([f'Expected a dictionary of items but got type "{type(value).__name__}".'])
@@ -483,3 +488,4 @@ INCLUDED = Included(applies=applicable, load=load, write=write)
 
 def connect() -> None:
     on_delete(forget_deleted)
+    watch(Relationship)

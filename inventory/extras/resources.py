@@ -1,7 +1,7 @@
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 
-from queryengine.registry import Display, Resource, extend_graphql, register
+from queryengine.registry import Computed, Display, Legacy, Resource, extend_graphql, register
 
 from . import graphql
 from .contacts import CONTACT_FILTERS, TEAM_FILTERS
@@ -42,9 +42,25 @@ from .models import (
 )
 from .relationships import association_labels
 
-register(Resource(Status, "extras/statuses", scoped_by_content_types=True))
+
+# API 1.x shows a status as {value, label} (its slug and name) wherever an object has one.
+def write_key(field, value) -> None:
+    if not isinstance(value, str):
+        raise ValueError("Not a valid string.")
+    field.key = value
+
+
+KEY_AS_NAME = Computed(("key",), str, write=write_key)
+register(Resource(Status, "extras/statuses", scoped_by_content_types=True, legacy=Legacy(as_choice=True)))
 register(Resource(Role, "extras/roles", scoped_by_content_types=True))
-register(Resource(Tag, "extras/tags", scoped_by_content_types=True))
+register(
+    Resource(
+        Tag,
+        "extras/tags",
+        scoped_by_content_types=True,
+        legacy=Legacy(nested=("name", "slug", "color"), since={"content_types": "1.3"}),
+    )
+)
 register(
     Resource(
         Note,
@@ -64,6 +80,9 @@ register(
         search=("key", "label", "description"),
         natural_key="key",
         notes=True,
+        # 1.x named a custom field by `name` (the key its data is stored under) and, from 1.4,
+        # also by `slug`: both are today's key.
+        legacy=Legacy(nested=("name",), renamed={"slug": "key"}, fields={"name": KEY_AS_NAME}),
     )
 )
 register(
@@ -73,6 +92,7 @@ register(
         display=Display(("value",)),
         search=("value",),
         natural_key=None,
+        changes_relate_to=("custom_field",),
     )
 )
 register(
@@ -83,6 +103,7 @@ register(
         search=("label", "key", "description"),
         natural_key="key",
         notes=True,
+        legacy=Legacy(nested=("name", "slug"), renamed={"name": "label", "slug": "key"}),
     )
 )
 register(
@@ -102,6 +123,7 @@ register(
         search=("key", "label", "description", "template"),
         natural_key="key",
         notes=True,
+        legacy=Legacy(nested=("content_type", "label"), renamed={"slug": "key"}),
     )
 )
 OWNER = {"owner": ("owner_content_type", "owner_object_id")}

@@ -10,6 +10,7 @@ import logging
 import ssl
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 
 import orjson
 from celery import shared_task
@@ -17,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 
 from queryengine import changes
+from queryengine.definitions import cached, watch
 
 from .models import Webhook
 from .templating import TemplateFailed, render
@@ -25,17 +27,42 @@ log = logging.getLogger(__name__)
 EVENTS = {changes.CREATE: "created", changes.UPDATE: "updated", changes.DELETE: "deleted"}
 
 
+@dataclass(frozen=True)
+class Trigger:
+    """What a webhook or job hook answers to: changes of `actions` to objects of `types`."""
+
+    pk: object
+    types: frozenset
+    actions: frozenset
+    target: object = None  # the job a job hook runs
+
+    def fires(self, action: str, type_id: int) -> bool:
+        return action in self.actions and type_id in self.types
+
+
+def triggers(name: str, enabled) -> list[Trigger]:
+    """The enabled hooks of a queryset (kept between writes: queryengine.definitions)."""
+
+    def load():
+        return [
+            Trigger(
+                hook.pk,
+                frozenset(kind.pk for kind in hook.content_types.all()),
+                frozenset(action for action in EVENTS if hook.fires_on(action)),
+                getattr(hook, "job_id", None),
+            )
+            for hook in enabled.prefetch_related("content_types")
+        ]
+
+    return cached(name, load)
+
+
 def enqueue(rows: list[dict], records: list[changes.Change], kinds: dict, user=None) -> None:
     """Queue the requests the change records call for, once the write has committed."""
-    by_type = {kind.pk: kind for kind in kinds.values()}
-    hooks = list(
-        Webhook.objects.filter(enabled=True, content_types__in=list(by_type))
-        .prefetch_related("content_types")
-        .distinct()
-    )
+    hooks = triggers("webhooks", Webhook.objects.filter(enabled=True))
     if not hooks:
         return
-    types = {hook.pk: {kind.pk for kind in hook.content_types.all()} for hook in hooks}
+    by_type = {kind.pk: kind for kind in kinds.values()}
     deliveries = [
         {
             "webhook": str(hook.pk),
@@ -43,10 +70,14 @@ def enqueue(rows: list[dict], records: list[changes.Change], kinds: dict, user=N
         }
         for row, change in zip(rows, records, strict=True)
         for hook in hooks
-        if hook.fires_on(change.action) and row["changed_object_type_id"] in types[hook.pk]
+        if hook.fires(change.action, row["changed_object_type_id"])
     ]
     if deliveries:
         transaction.on_commit(lambda: deliver.delay(deliveries))
+
+
+def connect() -> None:
+    watch(Webhook)
 
 
 def payload(row: dict, change: changes.Change, model: str) -> dict:

@@ -3,6 +3,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
+from inventory.slugs import SlugModel
 
 from . import networks
 
@@ -27,7 +28,7 @@ class VRF(PrimaryModel):
         verbose_name_plural = "VRFs"
 
 
-class VLANGroup(OrganizationalModel):
+class VLANGroup(SlugModel, OrganizationalModel):
     name = models.CharField(max_length=100, unique=True)
     location = models.ForeignKey(
         "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="vlan_groups"

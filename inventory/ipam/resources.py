@@ -2,9 +2,10 @@ import uuid
 
 from django.db.models import Q
 
-from queryengine.registry import Computed, CustomFilter, Display, Resource, extend_graphql, register
+from inventory.dcim.legacy import site_filters, site_of
+from queryengine.registry import Computed, CustomFilter, Display, Legacy, Resource, extend_graphql, register
 
-from . import graphql, networks
+from . import graphql, legacy, networks
 from .models import (
     VLAN,
     VRF,
@@ -27,6 +28,19 @@ def cidr(address_column: str, length_column: str, setter: str) -> Computed:
     """A CIDR string stored as version, address bytes and length; written through `setter`."""
     columns = ("ip_version", address_column, length_column)
     return Computed(columns, networks.cidr_text, write=write_with(setter), required=True, order_by=columns)
+
+
+def write_pool(prefix, value) -> None:
+    """API 1.x's `is_pool`: a pool is a prefix of type pool."""
+    if not isinstance(value, bool):
+        raise ValueError("Must be a valid boolean.")
+    if value:
+        prefix.type = "pool"
+    elif prefix.type == "pool":
+        prefix.type = "network"
+
+
+IS_POOL = Computed(("type",), lambda kind: kind == "pool", output="object", write=write_pool)
 
 
 def write_with(setter: str):
@@ -108,8 +122,25 @@ def parse_vrf(value: str):
     raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
 
 
-register(Resource(VRF, "ipam/vrfs", read_only=("prefixes", "devices"), search=("name", "rd", "description")))
-register(Resource(VLANGroup, "ipam/vlan-groups", counts={"vlan_count": "ipam.VLAN.vlan_group"}))
+register(
+    Resource(
+        VRF,
+        "ipam/vrfs",
+        read_only=("prefixes", "devices"),
+        search=("name", "rd", "description"),
+        legacy=Legacy(nested=("name", "rd")),
+    )
+)
+register(
+    Resource(
+        VLANGroup,
+        "ipam/vlan-groups",
+        counts={"vlan_count": "ipam.VLAN.vlan_group"},
+        legacy=Legacy(
+            nested=("name", "slug", "vlan_count"), fields={"site": site_of()}, filters=site_filters()
+        ),
+    )
+)
 register(
     Resource(
         VLAN,
@@ -118,6 +149,12 @@ register(
         read_only=("locations",),
         counts={"prefix_count": "ipam.Prefix.vlan"},
         natural_key=None,
+        legacy=Legacy(
+            nested=("vid", "name"),
+            renamed={"group": "vlan_group"},
+            fields={"site": site_of()},
+            filters=site_filters(),
+        ),
     )
 )
 register(
@@ -156,6 +193,11 @@ register(
             "present_in_vrf": CustomFilter(present_in_vrf("assigned_vrfs"), parse_vrf),
         },
         search_q=prefix_search,
+        legacy=Legacy(
+            nested=("family: ip_version", "prefix"),
+            fields={"site": site_of(), "is_pool": IS_POOL},
+            filters=site_filters(),
+        ),
     )
 )
 register(
@@ -181,6 +223,12 @@ register(
             "present_in_vrf": CustomFilter(present_in_vrf(None), parse_vrf),
         },
         search_q=address_search,
+        legacy=Legacy(
+            nested=("family: ip_version", "address"),
+            choices=("role",),
+            fields=legacy.ASSIGNMENT,
+            together={"assigned_object": ("assigned_object_type", "assigned_object_id")},
+        ),
     )
 )
 register(

@@ -3,9 +3,15 @@ generated ones. Jobs, results and logs are read through the engine like every ot
 
 from __future__ import annotations
 
+import mimetypes
+from copy import copy
+from dataclasses import replace
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.http import HttpResponse
 
+from queryengine.permissions import Everyone, allowed_rows
 from queryengine.query import restricted
 from queryengine.registry import resource_for
 from rest.views import (
@@ -23,8 +29,9 @@ from rest.views import (
 )
 
 from .discovery import job_class
-from .models import Job, JobLogEntry, JobQueue, JobResult
-from .tasks import run_job
+from .models import FileProxy, Job, JobLogEntry, JobQueue, JobResult, ScheduledJob
+from .runs import QueueUnreachable, enqueue
+from .scheduling import SENSITIVE_SCHEDULE, create_schedule, schedule_of
 
 QUEUE_UNREACHABLE = "The task queue could not be reached; the job was not started. Try again shortly."
 
@@ -40,8 +47,25 @@ def visible_job(request, key: str) -> tuple[Job, type]:
     return job, klass
 
 
+def started(request, model, pk) -> dict:
+    """The result (or schedule) of a run the caller just started, shown to them whatever they
+    may otherwise view, as the reference answers a run."""
+    runner = copy(request)
+    runner.context = replace(request.context, user=Everyone())
+    return read_object(runner, resource_for(model), pk, parse_depth(request))
+
+
+def may_run(job: Job, user) -> bool:
+    """The `run` action on this job: Django's extras.run_job, or an object permission granting
+    `run` on extras.job whose constraints the job meets."""
+    rows = allowed_rows(resource_for(Job), user, "run")
+    return rows is not None and (not rows or Job.objects.filter(rows, pk=job.pk).exists())
+
+
 class JobVariablesEndpoint(Endpoint):
     """The form a run takes: one entry per variable (name, type, label, help text, required, …)."""
+
+    response_schema = {"type": "array", "items": {"type": "object", "additionalProperties": True}}
 
     def get(self, request, key: str):
         job, klass = visible_job(request, key)
@@ -52,14 +76,16 @@ class JobVariablesEndpoint(Endpoint):
 
 class JobRunEndpoint(Endpoint):
     """Validate `data` against the job's variables, record a job result and enqueue it: 201
-    `{"scheduled_job": null, "job_result": {…}}` as the reference answers."""
+    `{"scheduled_job": null, "job_result": {…}}` as the reference answers; with a `schedule`
+    (`{"name", "interval", "start_time", "crontab"}`) record a scheduled job instead: 201
+    `{"scheduled_job": {…}, "job_result": null}`."""
 
     methods = ("POST",)
 
     def post(self, request, key: str):
         job, klass = visible_job(request, key)
         user = request.context.user
-        if not (user.is_superuser or user.has_perm("jobs.run_job")):
+        if not may_run(job, user):
             raise detail_error(403, "This user does not have permission to run jobs.")
         if not request.context.write_enabled:
             raise detail_error(403, "You do not have permission to perform this action.")
@@ -71,8 +97,7 @@ class JobRunEndpoint(Endpoint):
         if not isinstance(body, dict):
             raise not_an_object(body)
         queue = self.queue(job, body)
-        if body.get("schedule") and (body["schedule"].get("interval") or "immediately") != "immediately":
-            raise ApiError(400, {"schedule": {"interval": ["Scheduled runs are not offered yet."]}})
+        schedule = schedule_of(body.get("schedule"))
         data = body.get("data") or {}
         if not isinstance(data, dict):
             raise ApiError(400, {"data": ["Job data needs to be a dict"]})
@@ -82,9 +107,16 @@ class JobRunEndpoint(Endpoint):
             cleaned = klass.clean_data(data)
         except ValidationError as exc:
             return {"errors": exc.message_dict}, 400
-        job_result = self.enqueue(job, queue, klass.serialize(cleaned), user)
-        shown = read_object(request, resource_for(JobResult), job_result.pk, parse_depth(request))
-        return {"scheduled_job": None, "job_result": shown}, 201
+        if schedule is not None:
+            if job.has_sensitive_variables:
+                raise ApiError(400, {"schedule": {"interval": [SENSITIVE_SCHEDULE]}})
+            scheduled = create_schedule(job, queue, klass.serialize(cleaned), user, schedule)
+            return {"scheduled_job": started(request, ScheduledJob, scheduled.pk), "job_result": None}, 201
+        try:
+            job_result = enqueue(job, queue, klass.serialize(cleaned), user)
+        except QueueUnreachable:
+            raise ApiError(503, {"detail": QUEUE_UNREACHABLE}) from None
+        return {"scheduled_job": None, "job_result": started(request, JobResult, job_result.pk)}, 201
 
     @staticmethod
     def queue(job: Job, body: dict) -> str:
@@ -113,35 +145,6 @@ class JobRunEndpoint(Endpoint):
             raise ApiError(400, {"task_queue": [f'"{given}" is not a valid choice.']})
         return given
 
-    @staticmethod
-    def enqueue(job: Job, queue: str, data: dict, user) -> JobResult:
-        limits = {
-            "time_limit": job.time_limit or None,
-            "soft_time_limit": job.soft_time_limit or None,
-        }
-        job_result = JobResult.objects.create(
-            name=job.name,
-            job_model=job,
-            user=user if user.is_authenticated else None,
-            # A sensitive value (a password the job needs) travels with the message, never stored.
-            task_kwargs={} if job.has_sensitive_variables else data,
-            celery_kwargs={
-                "queue": queue,
-                "time_limit": job.time_limit,
-                "soft_time_limit": job.soft_time_limit,
-                "nautobot_job_user_id": str(user.pk) if user.is_authenticated else None,
-                "nautobot_job_job_model_id": str(job.pk),
-            },
-        )
-        try:
-            run_job.apply_async(
-                args=[str(job_result.pk), data], task_id=str(job_result.pk), queue=queue, **limits
-            )
-        except Exception as exc:  # the broker is down: the result says so, the client may retry
-            JobResult.objects.filter(pk=job_result.pk).update(status="FAILURE", traceback=repr(exc))
-            raise ApiError(503, {"detail": QUEUE_UNREACHABLE}) from None
-        return job_result
-
 
 def _uuid_or_none(value):
     import uuid
@@ -150,6 +153,58 @@ def _uuid_or_none(value):
         return uuid.UUID(str(value))
     except ValueError:
         return None
+
+
+class ScheduledDryRunEndpoint(Endpoint):
+    """`scheduled-jobs/<id>/dry-run/`: run a schedule's job now with its data and `dryrun`, as the
+    reference does, answering with the job result (200)."""
+
+    methods = ("POST",)
+
+    def post(self, request, key: str):
+        resource = resource_for(ScheduledJob)
+        require_view(resource, request)
+        pk = object_pk(request, resource, key)
+        scheduled = (
+            restricted(resource, request.context.user).filter(pk=pk).select_related("job_model").first()
+        )
+        if scheduled is None:
+            raise not_found(resource)
+        job = scheduled.job_model
+        klass = job_class(job) if job is not None else None
+        if klass is None or not (job.installed and job.enabled):
+            raise detail_error(405, "This job cannot be dry-run at this time.")
+        if not klass.supports_dryrun():
+            raise detail_error(405, "This job does not support dry-run.")
+        user = request.context.user
+        if not may_run(job, user) or not request.context.write_enabled:
+            raise detail_error(403, "You do not have permission to run this job.")
+        queue = scheduled.celery_kwargs.get("queue") or settings.CELERY_TASK_DEFAULT_QUEUE
+        try:
+            job_result = enqueue(job, queue, {**scheduled.kwargs, "dryrun": True}, user)
+        except QueueUnreachable:
+            raise ApiError(503, {"detail": QUEUE_UNREACHABLE}) from None
+        return started(request, JobResult, job_result.pk), 200
+
+
+class FileDownloadEndpoint(Endpoint):
+    """`file-proxies/<id>/download/`: the file itself, as an attachment (the reference's
+    FileResponse), to callers who may see the file proxy."""
+
+    def get(self, request, key: str):
+        resource = resource_for(FileProxy)
+        require_view(resource, request)
+        pk = object_pk(request, resource, key)
+        found = (
+            restricted(resource, request.context.user).filter(pk=pk).values_list("name", "content").first()
+        )
+        if found is None:
+            raise not_found(resource)
+        name, content = found
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        response = HttpResponse(bytes(content), content_type=kind)
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response, 200
 
 
 def result_logs(pk) -> tuple:
@@ -163,4 +218,6 @@ def job_result_logs_endpoint():
 SUB_ENDPOINTS = {
     "extras/jobs": {"variables": JobVariablesEndpoint, "run": JobRunEndpoint},
     "extras/job-results": {"logs": job_result_logs_endpoint},
+    "extras/file-proxies": {"download": FileDownloadEndpoint},
+    "extras/scheduled-jobs": {"dry-run": ScheduledDryRunEndpoint},
 }

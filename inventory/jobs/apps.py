@@ -14,10 +14,11 @@ class JobsConfig(AppConfig):
         from inventory.extras.changelog import on_recorded
 
         from .discovery import queues_changed, sync_jobs_after_migrate
-        from .hooks import run_job_hooks
+        from .hooks import connect, run_job_hooks
         from .models import JobQueueAssignment
 
         on_recorded(run_job_hooks)
+        connect()
         post_migrate.connect(sync_jobs_after_migrate, dispatch_uid="jobs.sync_jobs")
         post_save.connect(queues_changed, sender=JobQueueAssignment, dispatch_uid="jobs.queues_saved")
         post_delete.connect(queues_changed, sender=JobQueueAssignment, dispatch_uid="jobs.queues_deleted")

@@ -23,8 +23,8 @@ import base64
 import ipaddress
 import json
 import logging
-import uuid
 
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 
 REQUIRED = "This field is required."
@@ -163,7 +163,8 @@ class MultiChoiceVar(ChoiceVar):
 
 
 class ObjectVar(ScriptVariable):
-    """An object of a model, given by UUID (or `{"id": …}`); `query_params` limit the choice."""
+    """An object of a model, given by its id (or `{"id": …}`; a content type also as
+    `"dcim.device"`); `query_params` limit the choice."""
 
     def __init__(self, model, query_params: dict | None = None, **kwargs):
         super().__init__(**kwargs)
@@ -178,8 +179,11 @@ class ObjectVar(ScriptVariable):
     def one(self, value):
         pk = value.get("id") if isinstance(value, dict) else value
         try:
-            return self.queryset().get(pk=uuid.UUID(str(pk)))
-        except (ValueError, TypeError, self.model.DoesNotExist):
+            if self.model is ContentType and isinstance(pk, str) and "." in pk:  # "dcim.device"
+                app_label, model = pk.split(".", 1)
+                return self.queryset().get(app_label=app_label, model=model)
+            return self.queryset().get(pk=self.model._meta.pk.to_python(pk))
+        except (ValueError, TypeError, ValidationError, self.model.DoesNotExist):
             raise ValidationError(
                 "Select a valid choice. That choice is not one of the available choices."
             ) from None
@@ -271,6 +275,23 @@ class Job:
     def run(self, **data):
         raise NotImplementedError
 
+    def create_file(self, filename: str, content: str | bytes):
+        """Keep a file the job made (an export) with its result, downloadable through
+        `extras/file-proxies/<id>/download/`; at most JOB_FILE_MAX_SIZE bytes."""
+        from django.conf import settings
+
+        from .models import FileProxy
+
+        if isinstance(content, str):
+            content = content.encode()
+        if len(content) > settings.JOB_FILE_MAX_SIZE:
+            raise ValueError(
+                f"Provided {len(content)} bytes of content, but JOB_FILE_MAX_SIZE is {settings.JOB_FILE_MAX_SIZE}"
+            )
+        file = FileProxy.objects.create(name=filename, job_result=self.job_result, content=content)
+        self.logger.info("Created file %s (/api/extras/file-proxies/%s/download/)", filename, file.pk)
+        return file
+
     @classmethod
     def meta(cls, name: str, default=None):
         return getattr(cls.Meta, name, default)
@@ -329,4 +350,24 @@ class JobHookReceiver(Job):
         self.receive_job_hook(change, change.action, changed)
 
     def receive_job_hook(self, change, action: str, changed_object) -> None:
+        raise NotImplementedError
+
+
+class JobButtonReceiver(Job):
+    """A job run by job buttons (`extras/job-buttons`) for one object: run it with
+    `{"object_pk": …, "object_model_name": "dcim.device"}` and implement `receive_job_button`."""
+
+    object_pk = StringVar()
+    object_model_name = StringVar()
+
+    def run(self, object_pk, object_model_name):
+        from django.apps import apps
+
+        try:
+            model = apps.get_model(object_model_name)
+        except (LookupError, ValueError):
+            raise ValueError(f"{object_model_name} is not an object type") from None
+        self.receive_job_button(model._default_manager.get(pk=object_pk))
+
+    def receive_job_button(self, obj) -> None:
         raise NotImplementedError

@@ -1,5 +1,5 @@
-"""Jobs every installation has: data-quality checks on IP space, a bulk rename and the change
-log's retention."""
+"""Jobs every installation has: data-quality checks on IP space, a bulk rename, exports and the
+change log's retention."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 from collections import defaultdict
 
 from django.apps import apps
+from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models import Count
 
@@ -199,3 +200,37 @@ class PurgeChangeLog(Job):
         purged = purge(days)
         self.logger.success("%d change records purged", purged)
         return {"purged": purged}
+
+
+class ExportObjectList(Job):
+    """Export the objects of a type to CSV, as its list answers `format=csv` (the same columns,
+    filters and permissions), into a file kept with the job's result."""
+
+    content_type = ObjectVar(model=ContentType, description="Type of objects to export (id or dcim.device)")
+    query_string = StringVar(
+        description='List filters in URL query format, e.g. "status=Active&location=AMS01"',
+        required=False,
+        default="",
+    )
+
+    class Meta:
+        name = "Export Object List"
+        description = "Export a list of objects to CSV, filtered as the list's own query parameters."
+        has_sensitive_variables = False
+        read_only = True
+        soft_time_limit = 1800
+        time_limit = 2000
+
+    def run(self, content_type, query_string=""):
+        from queryengine.registry import resource_for
+        from rest.exports import list_csv
+
+        resource = resource_for(content_type.model_class()) if content_type.model_class() else None
+        if resource is None:
+            raise ValueError(f"{content_type.app_label}.{content_type.model} has no list to export")
+        user = self.job_result.user if self.job_result else None
+        text, count = list_csv(user, resource, query_string or "")
+        plural = resource.model._meta.verbose_name_plural.lower().replace(" ", "_")
+        self.create_file(f"netinventory_{plural}.csv", text)
+        self.logger.success("Exported %d %s", count, resource.model._meta.verbose_name_plural)
+        return {"count": count}

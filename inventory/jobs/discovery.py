@@ -15,10 +15,11 @@ from django.conf import settings
 from django.db import transaction
 
 from .base import Job as JobClass
-from .base import JobHookReceiver
+from .base import JobButtonReceiver, JobHookReceiver
 
 BUILT_IN_MODULES = ("inventory.jobs.builtin",)
 DEFAULT_QUEUE = "default"
+BASES = (JobClass, JobHookReceiver, JobButtonReceiver)
 # Attributes copied from the class unless an administrator overrode them (`<name>_override`).
 OVERRIDABLE = {
     "grouping": None,
@@ -50,7 +51,7 @@ def job_classes() -> dict[str, type[JobClass]]:
             logger.exception("cannot import job module %s", module_name)
             continue
         for _, klass in inspect.getmembers(module, inspect.isclass):
-            if issubclass(klass, JobClass) and klass is not JobClass and klass.__module__ == module_name:
+            if issubclass(klass, JobClass) and klass not in BASES and klass.__module__ == module_name:
                 found[f"{module_name}.{klass.__name__}"] = klass
     return found
 
@@ -69,6 +70,7 @@ def class_values(path: str, klass: type[JobClass]) -> dict:
     values["supports_dryrun"] = klass.supports_dryrun()
     values["read_only"] = bool(klass.meta("read_only", False))
     values["is_job_hook_receiver"] = issubclass(klass, JobHookReceiver)
+    values["is_job_button_receiver"] = issubclass(klass, JobButtonReceiver)
     return values
 
 

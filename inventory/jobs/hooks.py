@@ -9,50 +9,41 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
+from inventory.extras.webhooks import triggers
 from queryengine import changes
+from queryengine.definitions import watch
 
-from .models import JobHook
+from .models import Job, JobHook
 
 log = logging.getLogger(__name__)
 
 
 def run_job_hooks(rows: list[dict], records: list[changes.Change], kinds: dict, user) -> None:
-    hooks = list(
-        JobHook.objects.filter(
-            enabled=True, job__enabled=True, content_types__in=[k.pk for k in kinds.values()]
-        )
-        .select_related("job", "job__default_job_queue")
-        .prefetch_related("content_types")
-        .distinct()
-    )
-    if not hooks:
-        return
-    wanted = {
-        changes.CREATE: lambda hook: hook.type_create,
-        changes.UPDATE: lambda hook: hook.type_update,
-        changes.DELETE: lambda hook: hook.type_delete,
-    }
-    runs = [
-        (hook.job, str(row["id"]))
+    hooks = triggers("job_hooks", JobHook.objects.filter(enabled=True, job__enabled=True))
+    calls = [
+        (hook.target, str(row["id"]))
         for row, change in zip(rows, records, strict=True)
         for hook in hooks
-        if wanted[change.action](hook)
-        and row["changed_object_type_id"] in {k.pk for k in hook.content_types.all()}
+        if hook.fires(change.action, row["changed_object_type_id"])
     ]
-    if runs:
+    if calls:
+        jobs = Job.objects.select_related("default_job_queue").in_bulk({job for job, _ in calls})
+        runs = [(jobs[job], change) for job, change in calls if job in jobs]
         transaction.on_commit(lambda: start(runs, user))
+
+
+def connect() -> None:
+    watch(JobHook, Job)
 
 
 def start(runs: list, user) -> None:
     """Enqueue each run; the write has committed, so a broker that is down is logged (the job
     result says so) and never fails the request."""
-    from rest.views import ApiError
-
-    from .api import JobRunEndpoint
+    from .runs import QueueUnreachable, enqueue
 
     for job, change_id in runs:
         queue = job.default_job_queue.name if job.default_job_queue else settings.CELERY_TASK_DEFAULT_QUEUE
         try:
-            JobRunEndpoint.enqueue(job, queue, {"object_change": change_id}, user or AnonymousUser())
-        except ApiError:
+            enqueue(job, queue, {"object_change": change_id}, user or AnonymousUser())
+        except QueueUnreachable:
             log.warning("job hook run of %s could not be queued", job.name)

@@ -1,4 +1,8 @@
-"""Jobs, their queues, results and log entries (shapes of the reference's `extras` models)."""
+"""Jobs, their queues, results and log entries (shapes of the reference's `extras` models).
+
+They belong to the `extras` application, as the reference's do, so their object types, content
+types and permissions read `extras.job`, `extras.jobresult`, `extras.run_job`; their code lives
+here and their tables keep the names they were created with (`jobs_*`)."""
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
@@ -7,6 +11,7 @@ from django.db import models
 from django.utils import timezone
 
 from inventory.base import BaseModel, PrimaryModel
+from inventory.extras.models import BUTTON_CLASSES, check_templates
 from inventory.extras.models.webhooks import ChangeTriggered
 
 
@@ -23,6 +28,8 @@ class JobQueue(PrimaryModel):
     )
 
     class Meta:
+        app_label = "extras"
+        db_table = "jobs_jobqueue"
         ordering = ["name"]
 
 
@@ -71,7 +78,10 @@ class Job(PrimaryModel):
     )
 
     class Meta:
+        app_label = "extras"
+        db_table = "jobs_job"
         ordering = ["grouping", "name"]
+        permissions = [("run_job", "Can run jobs")]
         constraints = [
             models.UniqueConstraint(fields=["module_name", "job_class_name"], name="jobs_job_class_path")
         ]
@@ -88,6 +98,8 @@ class JobQueueAssignment(BaseModel):
     job_queue = models.ForeignKey(JobQueue, on_delete=models.CASCADE, related_name="job_assignments")
 
     class Meta:
+        app_label = "extras"
+        db_table = "jobs_jobqueueassignment"
         ordering = ["job", "job_queue"]
         constraints = [models.UniqueConstraint(fields=["job", "job_queue"], name="jobs_queue_assignment")]
 
@@ -125,6 +137,14 @@ class JobResult(BaseModel):
     job_model = models.ForeignKey(
         Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="job_results", editable=False
     )
+    scheduled_job = models.ForeignKey(
+        "ScheduledJob",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="job_results",
+        editable=False,
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -144,6 +164,8 @@ class JobResult(BaseModel):
     _custom_field_data = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        app_label = "extras"
+        db_table = "jobs_jobresult"
         ordering = ["-date_created"]
 
 
@@ -165,6 +187,8 @@ class JobLogEntry(BaseModel):
     absolute_url = models.CharField(max_length=255, blank=True, default="")
 
     class Meta:
+        app_label = "extras"
+        db_table = "jobs_joblogentry"
         ordering = ["created"]
         verbose_name_plural = "job log entries"
 
@@ -188,6 +212,8 @@ class JobHook(ChangeTriggered, PrimaryModel):
     )
 
     class Meta:
+        app_label = "extras"
+        db_table = "jobs_jobhook"
         ordering = ["name"]
 
     def clean(self):
@@ -195,3 +221,137 @@ class JobHook(ChangeTriggered, PrimaryModel):
         self.check_events()
         if self.job_id and not self.job.is_job_hook_receiver:
             raise ValidationError({"job": ["A job hook runs job hook receivers only."]})
+
+
+# How a job is scheduled, as the reference names the choices.
+INTERVALS = [
+    ("immediately", "Once immediately"),
+    ("future", "Once in the future"),
+    ("hourly", "Recurring hourly"),
+    ("daily", "Recurring daily"),
+    ("weekly", "Recurring weekly"),
+    ("custom", "Recurring custom"),
+]
+SCHEDULE_STATES = [
+    ("active", "Active"),
+    ("pending", "Pending Approval"),
+    ("denied", "Approval Denied"),
+    ("canceled", "Approval Canceled"),
+    ("completed", "Completed"),
+    ("errored", "Errored"),
+]
+
+
+class ScheduledJob(BaseModel):
+    """A job run later, once or on a recurring schedule, by the scheduler (`celery -A config
+    beat`). Created by `jobs/<id>/run/` with a `schedule`; `next_run_at` is when the scheduler
+    next starts it (null once a one-off has run or the schedule is disabled)."""
+
+    name = models.CharField(max_length=255, unique=True)
+    task = models.CharField(max_length=511, editable=False, db_index=True)
+    interval = models.CharField(max_length=255, choices=INTERVALS, editable=False)
+    crontab = models.CharField(max_length=255, blank=True, editable=False)
+    args = models.JSONField(default=list, blank=True, editable=False)
+    kwargs = models.JSONField(default=dict, blank=True, editable=False)
+    celery_kwargs = models.JSONField(default=dict, blank=True, editable=False)
+    one_off = models.BooleanField(default=False, editable=False)
+    start_time = models.DateTimeField(editable=False)
+    state = models.CharField(max_length=30, choices=SCHEDULE_STATES, default="active", editable=False)
+    enabled = models.BooleanField(default=True)
+    last_run_at = models.DateTimeField(null=True, blank=True, editable=False)
+    total_run_count = models.PositiveIntegerField(default=0, editable=False)
+    date_changed = models.DateTimeField(auto_now=True)
+    description = models.TextField(blank=True)
+    job_model = models.ForeignKey(
+        Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="scheduled_jobs", editable=False
+    )
+    job_queue = models.ForeignKey(
+        JobQueue,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="scheduled_jobs",
+        editable=False,
+    )
+    time_zone = models.CharField(max_length=63, default="UTC", editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+    )
+    decision_date = models.DateTimeField(null=True, blank=True, editable=False)
+    next_run_at = models.DateTimeField(null=True, blank=True, editable=False, db_index=True)
+
+    class Meta:
+        app_label = "extras"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.interval}"
+
+    def save(self, *args, **kwargs):
+        from .scheduling import next_run
+
+        # As the reference: a schedule turned off (or a one-off that ran) is completed and forgets
+        # its last run; turned on again it is active and runs from now on.
+        if not self.enabled:
+            self.state = "completed" if self.state == "active" else self.state
+            self.last_run_at = None
+        elif self.state == "completed":
+            self.state = "active"
+        self.next_run_at = next_run(self) if self.enabled else None
+        super().save(*args, **kwargs)
+
+
+class JobButton(BaseModel):
+    """A button on objects of its types that runs a job-button receiver job for the object
+    (`jobs/<job>/run/` with `object_pk` and `object_model_name`)."""
+
+    content_types = models.ManyToManyField(ContentType, related_name="job_buttons")
+    name = models.CharField(max_length=255, unique=True)
+    enabled = models.BooleanField(default=True)
+    text = models.CharField(
+        max_length=500, help_text="Template for the button's text, given the object as obj: {{ obj.name }}."
+    )
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="job_buttons")
+    weight = models.PositiveSmallIntegerField(default=100)
+    group_name = models.CharField(max_length=255, blank=True)
+    button_class = models.CharField(max_length=30, choices=BUTTON_CLASSES, default="default")
+    confirmation = models.BooleanField(default=True)
+    created = models.DateTimeField(auto_now_add=True, null=True)
+    last_updated = models.DateTimeField(auto_now=True, null=True)
+
+    class Meta:
+        app_label = "extras"
+        ordering = ["group_name", "weight", "name"]
+
+    def clean(self):
+        super().clean()
+        check_templates(self, "text")
+        if self.job_id is None:
+            return
+        if not self.job.is_job_button_receiver:
+            raise ValidationError({"job": ["A job button runs job button receivers only."]})
+        if self.enabled and not (self.job.installed and self.job.enabled):
+            raise ValidationError({"enabled": ["The selected Job is not installed and enabled"]})
+
+
+class FileProxy(BaseModel):
+    """A file a job wrote (an export), kept in the database so that any server can hand it out
+    (`file-proxies/<id>/download/`) whichever worker made it."""
+
+    name = models.CharField(max_length=255)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    job_result = models.ForeignKey(
+        JobResult, on_delete=models.CASCADE, null=True, blank=True, related_name="files", editable=False
+    )
+    content = models.BinaryField(editable=False)
+
+    class Meta:
+        app_label = "extras"
+        ordering = ["name"]
+        get_latest_by = "uploaded_at"
+        verbose_name_plural = "file proxies"

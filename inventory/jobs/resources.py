@@ -1,6 +1,16 @@
-from queryengine.registry import Display, Resource, register
+from queryengine.registry import Computed, Display, Resource, register
 
-from .models import Job, JobHook, JobLogEntry, JobQueue, JobQueueAssignment, JobResult
+from .models import (
+    FileProxy,
+    Job,
+    JobButton,
+    JobHook,
+    JobLogEntry,
+    JobQueue,
+    JobQueueAssignment,
+    JobResult,
+    ScheduledJob,
+)
 
 register(
     Resource(
@@ -46,3 +56,28 @@ register(
     )
 )
 register(Resource(JobHook, "extras/job-hooks", search=("name",)))
+register(
+    Resource(
+        ScheduledJob,
+        "extras/scheduled-jobs",
+        display=Display(("name", "interval"), lambda name, interval: f"{name}: {interval}"),
+        search=("name", "task", "description"),
+        # The queue's name, kept beside job_queue for clients of versions before 2.4.
+        computed={"queue": Computed(("job_queue__name",), lambda name: name or "")},
+        hidden=("next_run_at",),
+        # Schedules come from `jobs/<id>/run/`: clients pause (enabled), rename or delete them.
+        creatable=False,
+    )
+)
+register(Resource(JobButton, "extras/job-buttons", search=("name", "text"), notes=True))
+register(
+    Resource(
+        FileProxy,
+        "extras/file-proxies",
+        search=("name",),
+        hidden=("content",),
+        natural_key=None,
+        writable=False,
+        notes=False,
+    )
+)

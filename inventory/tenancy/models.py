@@ -1,9 +1,10 @@
 from django.db import models
 
 from inventory.base import OrganizationalModel, PrimaryModel, TreeModel
+from inventory.slugs import SlugModel
 
 
-class TenantGroup(TreeModel, OrganizationalModel):
+class TenantGroup(SlugModel, TreeModel, OrganizationalModel):
     name = models.CharField(max_length=100, unique=True)
     description = models.CharField(max_length=200, blank=True)
     comments = models.TextField(blank=True)
@@ -12,7 +13,7 @@ class TenantGroup(TreeModel, OrganizationalModel):
         ordering = ["name"]
 
 
-class Tenant(PrimaryModel):
+class Tenant(SlugModel, PrimaryModel):
     name = models.CharField(max_length=100, unique=True)
     description = models.CharField(max_length=200, blank=True)
     comments = models.TextField(blank=True)

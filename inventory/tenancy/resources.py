@@ -1,9 +1,14 @@
-from queryengine.registry import Resource, register
+from queryengine.registry import Legacy, Resource, register
 
 from .models import Tenant, TenantGroup
 
 register(
-    Resource(TenantGroup, "tenancy/tenant-groups", counts={"tenant_count": "tenancy.Tenant.tenant_group"})
+    Resource(
+        TenantGroup,
+        "tenancy/tenant-groups",
+        counts={"tenant_count": "tenancy.Tenant.tenant_group"},
+        legacy=Legacy(nested=("name", "slug", "tenant_count", "_depth"), renamed={"_depth": "tree_depth"}),
+    )
 )
 register(
     Resource(
@@ -21,5 +26,6 @@ register(
             "vlan_count": "ipam.VLAN.tenant",
             "vrf_count": "ipam.VRF.tenant",
         },
+        legacy=Legacy(renamed={"group": "tenant_group"}),
     )
 )

@@ -1,4 +1,4 @@
-from queryengine.registry import Display, Resource, register
+from queryengine.registry import Display, Legacy, Resource, register
 
 from .models import Group, ObjectPermission, Token, User
 
@@ -8,8 +8,9 @@ register(
         "users/users",
         display=Display(("username",)),
         search=("username", "first_name", "last_name", "email"),
-        hidden=("password", "groups", "user_permissions"),
+        hidden=("password", "user_permissions"),
         natural_key="username",
+        legacy=Legacy(nested=("username",)),
     )
 )
 register(
@@ -24,6 +25,7 @@ register(
         owner_field="user",
         view_permission=False,
         change_logged=False,  # a change record would hold the key
+        legacy=Legacy(nested=("key", "write_enabled"), created_is_date=False),
     )
 )
 register(

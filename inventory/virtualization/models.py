@@ -6,9 +6,10 @@ from django.db import models
 from inventory.base import ConfigContextModel, OrganizationalModel, PrimaryModel
 from inventory.dcim.models.components import NaturallyOrdered
 from inventory.dcim.models.interfaces import InterfaceBase
+from inventory.slugs import SlugModel
 
 
-class ClusterType(OrganizationalModel):
+class ClusterType(SlugModel, OrganizationalModel):
     name = models.CharField(max_length=255, unique=True)
     description = models.CharField(max_length=255, blank=True)
 
@@ -16,7 +17,7 @@ class ClusterType(OrganizationalModel):
         ordering = ["name"]
 
 
-class ClusterGroup(OrganizationalModel):
+class ClusterGroup(SlugModel, OrganizationalModel):
     name = models.CharField(max_length=255, unique=True)
     description = models.CharField(max_length=255, blank=True)
 

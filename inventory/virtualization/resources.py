@@ -1,4 +1,6 @@
-from queryengine.registry import Resource, register
+from inventory.dcim.legacy import site_filters, site_of
+from inventory.dcim.resources import PRIMARY_IP
+from queryengine.registry import Legacy, Resource, register
 
 from .models import Cluster, ClusterGroup, ClusterType, VirtualMachine, VMInterface
 
@@ -7,6 +9,7 @@ register(
         ClusterType,
         "virtualization/cluster-types",
         counts={"cluster_count": "virtualization.Cluster.cluster_type"},
+        legacy=Legacy(nested=("name", "slug", "cluster_count")),
     )
 )
 register(
@@ -14,6 +17,7 @@ register(
         ClusterGroup,
         "virtualization/cluster-groups",
         counts={"cluster_count": "virtualization.Cluster.cluster_group"},
+        legacy=Legacy(nested=("name", "slug", "cluster_count")),
     )
 )
 register(
@@ -25,6 +29,12 @@ register(
             "device_count": "dcim.DeviceClusterAssignment.cluster",
             "virtualmachine_count": "virtualization.VirtualMachine.cluster",
         },
+        legacy=Legacy(
+            nested=("name", "virtualmachine_count"),
+            renamed={"type": "cluster_type", "group": "cluster_group"},
+            fields={"site": site_of()},
+            filters=site_filters(),
+        ),
     )
 )
 register(
@@ -38,6 +48,15 @@ register(
         ),
         relations={"location": "cluster__location"},
         natural_key=None,
+        legacy=Legacy(
+            nested=("name",),
+            renamed={
+                "local_context_data": "local_config_context_data",
+                "local_context_schema": "local_config_context_schema",
+            },
+            fields={"site": site_of("cluster__location_id", writes=None), "primary_ip": PRIMARY_IP},
+            filters=site_filters("cluster__location"),
+        ),
     )
 )
 register(
@@ -48,5 +67,7 @@ register(
         read_only=("ip_addresses",),
         graphql_list="vm_interfaces",
         natural_key=None,
+        changes_relate_to=("virtual_machine",),
+        legacy=Legacy(nested=("virtual_machine", "name"), since={"status": "1.3"}),
     )
 )

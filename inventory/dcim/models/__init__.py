@@ -31,7 +31,7 @@ from .devices import (
     VirtualChassis,
 )
 from .interfaces import Interface
-from .locations import Location, LocationType
+from .locations import Location, LocationType, Region, Site
 from .paths import CablePath
 from .power import PowerFeed, PowerPanel
 from .racks import Rack, RackGroup, RackReservation
@@ -90,6 +90,8 @@ __all__ = [
     "RackReservation",
     "RearPort",
     "RearPortTemplate",
+    "Region",
+    "Site",
     "SoftwareImageFile",
     "SoftwareVersion",
     "VirtualChassis",

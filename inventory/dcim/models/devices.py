@@ -1,17 +1,19 @@
 """Device types, platforms, software, devices, virtual chassis, redundancy groups and modules."""
 
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from netutils.lib_mapper import NAME_TO_ALL_LIB_MAPPER
 
 from inventory.base import BaseModel, ConfigContextModel, OrganizationalModel, PrimaryModel
+from inventory.slugs import SlugModel
 
 from .. import choices
 from ..naming import naturalize
 
 
-class Manufacturer(OrganizationalModel):
+class Manufacturer(SlugModel, OrganizationalModel):
     name = models.CharField(max_length=255, unique=True)
     description = models.CharField(max_length=255, blank=True)
 
@@ -28,7 +30,8 @@ class DeviceFamily(PrimaryModel):
         verbose_name_plural = "device families"
 
 
-class DeviceType(PrimaryModel):
+class DeviceType(SlugModel, PrimaryModel):
+    slug_source = "model"
     manufacturer = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="device_types")
     device_family = models.ForeignKey(
         DeviceFamily, on_delete=models.PROTECT, null=True, blank=True, related_name="device_types"
@@ -101,7 +104,7 @@ class DeviceType(PrimaryModel):
                     )
 
 
-class Platform(OrganizationalModel):
+class Platform(SlugModel, OrganizationalModel):
     name = models.CharField(max_length=255, unique=True)
     manufacturer = models.ForeignKey(
         Manufacturer,
@@ -229,7 +232,7 @@ class VirtualChassis(PrimaryModel):
             )
 
 
-class DeviceRedundancyGroup(PrimaryModel):
+class DeviceRedundancyGroup(SlugModel, PrimaryModel):
     name = models.CharField(max_length=255, unique=True)
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
     description = models.CharField(max_length=255, blank=True)
@@ -258,7 +261,39 @@ class ModuleType(PrimaryModel):
         return self.model
 
 
-class Device(ConfigContextModel, PrimaryModel):
+class BuiltFromTemplates(models.Model):
+    """A device or module: it gets one component per template of its type when created."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        adding = self._state.adding
+        self.prepare_for_bulk()
+        super().save(*args, **kwargs)
+        if adding:
+            self.created_in_bulk([self])
+
+    def prepare_for_bulk(self) -> None:
+        """What save() derives in memory, for rows written with bulk_create."""
+        super().prepare_for_bulk()
+
+    @staticmethod
+    def created_in_bulk(owners: list) -> None:
+        """What save() adds once the rows exist, for a whole batch at once: the components."""
+        from .templates import instantiate_components
+
+        instantiate_components(owners)
+
+    @staticmethod
+    def made_on_create() -> list:
+        """The models of the components creation makes."""
+        from .templates import TEMPLATE_ORDER
+
+        return [apps.get_model("dcim", template.component) for template in TEMPLATE_ORDER]
+
+
+class Device(BuiltFromTemplates, ConfigContextModel, PrimaryModel):
     # Names a device by value in CSV, as the reference does (its default device uniqueness).
     natural_key_field_names = ("name", "tenant", "location")
     device_type = models.ForeignKey(DeviceType, on_delete=models.PROTECT, related_name="devices")
@@ -366,14 +401,18 @@ class Device(ConfigContextModel, PrimaryModel):
             return f"{self.device_type} ({self.pk})"
         return str(self.pk)
 
-    def save(self, *args, **kwargs):
-        adding = self._state.adding
+    def prepare_for_bulk(self) -> None:
+        super().prepare_for_bulk()
         self._name = naturalize(self.name)
-        super().save(*args, **kwargs)
-        if adding:
-            from .templates import instantiate_components
 
-            instantiate_components(self)
+    @staticmethod
+    def prepare_batch_clean(devices: list) -> None:
+        """clean() of a batch reads other devices from what is loaded here, with a few queries."""
+        from .devicebatch import DeviceBatch
+
+        batch = DeviceBatch(devices)
+        for device in devices:
+            device.batch = batch
 
     def rack_face_needed(self, device_type=None) -> str | None:
         """The face whose units this device takes; None when it takes both (full depth)."""
@@ -405,7 +444,12 @@ class Device(ConfigContextModel, PrimaryModel):
                 {"vc_position": ["A device assigned to a virtual chassis must have its position defined."]}
             )
         if not self.virtual_chassis_id and not self._state.adding:
-            previous = Device.objects.filter(pk=self.pk).values_list("virtual_chassis", flat=True).first()
+            stored = getattr(self, "stored_values", None)  # a bulk update read them already
+            previous = (
+                stored["virtual_chassis_id"]
+                if stored is not None
+                else Device.objects.filter(pk=self.pk).values_list("virtual_chassis", flat=True).first()
+            )
             if previous and VirtualChassis.objects.filter(pk=previous, master=self.pk).exists():
                 raise ValidationError(
                     {
@@ -423,13 +467,23 @@ class Device(ConfigContextModel, PrimaryModel):
                     ]
                 }
             )
+        batch = getattr(self, "batch", None)
+        if batch is not None:
+            batch.claim(self)
 
     def clean_name(self):
         """Names are unique per location and tenant (the reference's default uniqueness)."""
         if not self.name or self.location_id is None:
             return
-        twins = Device.objects.filter(name=self.name, location_id=self.location_id, tenant_id=self.tenant_id)
-        if twins.exclude(pk=self.pk).exists():
+        batch = getattr(self, "batch", None)
+        if batch is not None:
+            taken = batch.name_taken(self)
+        else:
+            twins = Device.objects.filter(
+                name=self.name, location_id=self.location_id, tenant_id=self.tenant_id
+            )
+            taken = twins.exclude(pk=self.pk).exists()
+        if taken:
             raise ValidationError(
                 {"name": [f'A device named "{self.name}" already exists in this location and tenant.']}
             )
@@ -443,7 +497,9 @@ class Device(ConfigContextModel, PrimaryModel):
                     {"position": ["Cannot select a rack position without assigning a rack."]}
                 )
             return
-        if self.location_id is not None and self.location_id not in self.rack.location.lineage():
+        batch = getattr(self, "batch", None)
+        lineage = batch.rack_lineage(self) if batch is not None else self.rack.location.lineage()
+        if self.location_id is not None and self.location_id not in lineage:
             raise ValidationError(
                 {
                     "rack": [
@@ -471,10 +527,16 @@ class Device(ConfigContextModel, PrimaryModel):
                 }
             )
         if self.position:
-            taken = Device.objects.filter(rack=self.rack_id, position=self.position, face=self.face)
-            if taken.exclude(pk=self.pk).exists():
+            if batch is not None:
+                twin, placed = batch.twin(self), batch.others_placed(self)
+            else:
+                taken = Device.objects.filter(rack=self.rack_id, position=self.position, face=self.face)
+                twin, placed = taken.exclude(pk=self.pk).exists(), None
+            if twin:
                 return  # the unique constraint names it, as the reference does
-            free = self.rack.available_units(device_type.u_height, self.rack_face_needed(), [self.pk])
+            free = self.rack.available_units(
+                device_type.u_height, self.rack_face_needed(), [self.pk], placed=placed
+            )
             if self.position not in free:
                 raise ValidationError(
                     {
@@ -520,7 +582,7 @@ class DeviceClusterAssignment(BaseModel):
             )
 
 
-class Module(PrimaryModel):
+class Module(BuiltFromTemplates, PrimaryModel):
     module_type = models.ForeignKey(ModuleType, on_delete=models.PROTECT, related_name="modules")
     parent_module_bay = models.OneToOneField(
         "dcim.ModuleBay", on_delete=models.CASCADE, null=True, blank=True, related_name="installed_module"
@@ -550,14 +612,6 @@ class Module(PrimaryModel):
             return str(self.pk)
         return f"{self.module_type.model}{f' ({self.serial})' if self.serial else ''}"
 
-    def save(self, *args, **kwargs):
-        adding = self._state.adding
-        super().save(*args, **kwargs)
-        if adding:
-            from .templates import instantiate_components
-
-            instantiate_components(self)
-
     def clean(self):
         super().clean()
         if self.location_id is None and self.parent_module_bay_id is None:
@@ -566,7 +620,8 @@ class Module(PrimaryModel):
             raise ValidationError("Only one of location or parent_module_bay must be set")
         if self.location_id is not None:
             self.location.check_admits(Module)
-        bay = self.parent_module_bay
+        # A new module has no bays yet: nothing stored can sit below it.
+        bay = None if self._state.adding else self.parent_module_bay
         seen = {self.pk}
         while bay is not None and bay.parent_module_id is not None:
             if bay.parent_module_id in seen:

@@ -4,9 +4,10 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from inventory.base import OrganizationalModel, PrimaryModel, TreeModel
+from inventory.slugs import SlugManager, SlugModel
 
 
-class LocationType(TreeModel, OrganizationalModel):
+class LocationType(SlugModel, TreeModel, OrganizationalModel):
     name = models.CharField(max_length=100, unique=True)
     description = models.CharField(max_length=200, blank=True)
     nestable = models.BooleanField(default=False)
@@ -16,7 +17,7 @@ class LocationType(TreeModel, OrganizationalModel):
         ordering = ["name"]
 
 
-class Location(TreeModel, PrimaryModel):
+class Location(SlugModel, TreeModel, PrimaryModel):
     name = models.CharField(max_length=100, db_index=True)
     location_type = models.ForeignKey(LocationType, on_delete=models.PROTECT, related_name="locations")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
@@ -37,6 +38,9 @@ class Location(TreeModel, PrimaryModel):
     contact_phone = models.CharField(max_length=50, blank=True)
     contact_email = models.EmailField(blank=True)
     comments = models.TextField(blank=True)
+
+    # What clean methods of the objects placed here read (check_admits): loaded for a whole batch.
+    validation_prefetch = ("location_type__content_types",)
 
     class Meta:
         ordering = ["name"]
@@ -74,9 +78,9 @@ class Location(TreeModel, PrimaryModel):
 
     def check_admits(self, model) -> None:
         """Objects of `model` are placed only at locations whose type lists the model."""
-        if not self.location_type.content_types.filter(
-            pk=ContentType.objects.get_for_model(model).pk
-        ).exists():
+        wanted = ContentType.objects.get_for_model(model).pk
+        # all(): the types a batch preloaded (validation_prefetch), else one query
+        if not any(kind.pk == wanted for kind in self.location_type.content_types.all()):
             kind = str(model._meta.verbose_name_plural)
             raise ValidationError(
                 {
@@ -85,3 +89,97 @@ class Location(TreeModel, PrimaryModel):
                     ]
                 }
             )
+
+
+# --- API 1.x sites and regions: views of the locations of two location types ----------------
+
+SITE, REGION = "Site", "Region"
+GLOBAL_REGION = "Global Region"
+# What a 1.x site held, so that the Site type created for a 1.x client admits it.
+SITE_CONTENTS = (
+    ("dcim", "device"),
+    ("dcim", "rack"),
+    ("dcim", "rackgroup"),
+    ("dcim", "powerpanel"),
+    ("ipam", "prefix"),
+    ("ipam", "vlan"),
+    ("ipam", "vlangroup"),
+    ("circuits", "circuittermination"),
+    ("virtualization", "cluster"),
+)
+
+
+def view_type(name: str) -> LocationType:
+    """The Site or Region location type, created as Nautobot's own 1.x-to-2.x migration makes
+    them (Region nestable at the top, Site under it) when a 1.x client first needs one."""
+    found = LocationType.objects.filter(name=name).first()
+    if found is not None:
+        return found
+    if name == REGION:
+        return LocationType.objects.create(name=REGION, nestable=True)
+    site = LocationType.objects.create(name=SITE, parent=view_type(REGION))
+    kinds = models.Q()
+    for app_label, model in SITE_CONTENTS:
+        kinds |= models.Q(app_label=app_label, model=model)
+    site.content_types.set(ContentType.objects.filter(kinds))
+    return site
+
+
+class LocationsOfType(SlugManager):
+    def __init__(self, type_name: str):
+        super().__init__()
+        self.type_name = type_name
+
+    def get_queryset(self):
+        return super().get_queryset().filter(location_type__name=self.type_name)
+
+
+class LocationView:
+    """Locations of one type, as API 1.x saw them (a proxy model's base): a new one is of that
+    type."""
+
+    type_name = ""
+
+    def assign_type(self) -> None:
+        if self.location_type_id is None:
+            self.location_type = view_type(self.type_name)
+
+    def clean_fields(self, exclude=None):
+        self.assign_type()
+        super().clean_fields(exclude)
+
+    def save(self, *args, **kwargs):
+        self.assign_type()
+        super().save(*args, **kwargs)
+
+
+class Site(LocationView, Location):
+    """A 1.x site: a location of the Site type. One without a region goes under the "Global
+    Region", as Nautobot's migration of 1.x data places such sites."""
+
+    type_name = SITE
+    objects = LocationsOfType(SITE)
+
+    class Meta:
+        proxy = True
+        ordering = ["name"]
+
+    def assign_type(self) -> None:
+        super().assign_type()
+        if self.parent_id is None and self.location_type.parent_id is not None and self.status_id is not None:
+            self.parent = Location.objects.filter(
+                name=GLOBAL_REGION, parent=None
+            ).first() or Location.objects.create(
+                name=GLOBAL_REGION, location_type=self.location_type.parent, status_id=self.status_id
+            )
+
+
+class Region(LocationView, Location):
+    """A 1.x region: a location of the Region type."""
+
+    type_name = REGION
+    objects = LocationsOfType(REGION)
+
+    class Meta:
+        proxy = True
+        ordering = ["name"]

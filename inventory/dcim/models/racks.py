@@ -1,12 +1,25 @@
 """Rack groups, racks and rack reservations."""
 
+from typing import NamedTuple
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from inventory.base import OrganizationalModel, PrimaryModel, TreeModel
+from inventory.slugs import SlugModel
 
 from .. import choices
+
+
+class Placement(NamedTuple):
+    """A racked device's place: the units from `position` up, on its face (both when full depth)."""
+
+    COLUMNS = ("position", "face", "device_type__u_height", "device_type__is_full_depth")
+    position: int
+    face: str
+    height: int
+    full_depth: bool
 
 
 def unit_ranges(units) -> str:
@@ -22,7 +35,7 @@ def unit_ranges(units) -> str:
     return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in ranges)
 
 
-class RackGroup(TreeModel, OrganizationalModel):
+class RackGroup(SlugModel, TreeModel, OrganizationalModel):
     name = models.CharField(max_length=255, db_index=True)
     location = models.ForeignKey("dcim.Location", on_delete=models.CASCADE, related_name="rack_groups")
     description = models.CharField(max_length=255, blank=True)
@@ -141,21 +154,20 @@ class Rack(PrimaryModel):
         """Unit numbers from the top of the rack down, as an elevation lists them."""
         return list(range(1, self.u_height + 1)) if self.desc_units else list(range(self.u_height, 0, -1))
 
-    def occupied_units(self, face: str | None, exclude=()) -> set[int]:
-        """Units taken on `face` (both faces when None) by racked devices; full-depth devices take both."""
-        devices = self.devices.filter(position__isnull=False, device_type__u_height__gt=0).exclude(
-            pk__in=exclude
-        )
-        if face:
-            devices = devices.filter(models.Q(face=face) | models.Q(device_type__is_full_depth=True))
-        taken = set()
-        for position, height in devices.values_list("position", "device_type__u_height"):
-            taken.update(range(position, position + height))
-        return taken
+    def placements(self, exclude=()) -> list[Placement]:
+        """Where the devices racked at a position sit."""
+        devices = self.devices.filter(position__isnull=False).exclude(pk__in=exclude)
+        return [Placement(*row) for row in devices.values_list(*Placement.COLUMNS)]
 
-    def available_units(self, u_height: int = 1, face: str | None = None, exclude=()) -> list[int]:
-        """Lowest units at which a device `u_height` tall fits on `face` (both faces when None)."""
-        taken = self.occupied_units(face, exclude)
+    def available_units(
+        self, u_height: int = 1, face: str | None = None, exclude=(), placed: list | None = None
+    ) -> list[int]:
+        """Lowest units at which a device `u_height` tall fits on `face` (both faces when None),
+        among the devices `placed` (by default those stored, but for `exclude`)."""
+        taken = set()
+        for place in self.placements(exclude) if placed is None else placed:
+            if place.height and (not face or place.face == face or place.full_depth):
+                taken.update(range(place.position, place.position + place.height))
         free = set(range(1, self.u_height + 1)) - taken
         return sorted((u for u in free if set(range(u, u + max(u_height, 1))) <= free), reverse=True)
 

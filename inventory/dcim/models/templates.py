@@ -4,6 +4,8 @@ Each template class names the component it becomes and the values it hands over;
 device (or module) creates one component per template of its type, in the same transaction.
 """
 
+from collections import defaultdict
+
 from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -55,8 +57,9 @@ class ComponentTemplate(NaturallyOrdered, OrganizationalModel):
     def __str__(self) -> str:
         return self.name
 
-    def component_values(self, renamed: dict) -> dict:
-        """Keyword arguments of the component, with related templates mapped to their components."""
+    def component_values(self, made) -> dict:
+        """Keyword arguments of the component; `made(template_id)` is the component the same
+        owner got from another of its type's templates (a front port's rear port)."""
         return {name: getattr(self, name) for name in self.copied}
 
 
@@ -129,11 +132,9 @@ class PowerOutletTemplate(ComponentTemplate):
                 {"power_port_template": [f"Parent power port ({port}) must belong to the same device type"]}
             )
 
-    def component_values(self, renamed: dict) -> dict:
-        port = (
-            renamed.get(("PowerPort", self.power_port_template.name)) if self.power_port_template_id else None
-        )
-        return {**super().component_values(renamed), "power_port": port}
+    def component_values(self, made) -> dict:
+        port = made(self.power_port_template_id) if self.power_port_template_id else None
+        return {**super().component_values(made), "power_port": port}
 
 
 class InterfaceTemplate(ComponentTemplate):
@@ -198,11 +199,8 @@ class FrontPortTemplate(ComponentTemplate):
                 }
             )
 
-    def component_values(self, renamed: dict) -> dict:
-        return {
-            **super().component_values(renamed),
-            "rear_port": renamed[("RearPort", self.rear_port_template.name)],
-        }
+    def component_values(self, made) -> dict:
+        return {**super().component_values(made), "rear_port": made(self.rear_port_template_id)}
 
 
 class DeviceBayTemplate(NaturallyOrdered, OrganizationalModel):
@@ -235,7 +233,7 @@ class DeviceBayTemplate(NaturallyOrdered, OrganizationalModel):
                 f'Subdevice role of device type ({self.device_type}) must be set to "parent" to allow device bays.'
             )
 
-    def component_values(self, renamed: dict) -> dict:
+    def component_values(self, made) -> dict:
         return {}
 
 
@@ -263,33 +261,40 @@ TEMPLATE_ORDER = (
 )
 
 
-def instantiate_components(owner) -> None:
-    """Create the components of a new device or module from its type's templates (batched per kind)."""
-    is_device = owner._meta.model_name == "device"
-    type_filter = (
-        {"device_type": owner.device_type_id} if is_device else {"module_type": owner.module_type_id}
-    )
-    renamed: dict = {}
+def instantiate_components(owners: list) -> None:
+    """Create the components of new devices (or of new modules) from their types' templates: one
+    query per kind of template and one INSERT per kind of component, however many owners."""
+    if not owners:
+        return
+    is_device = owners[0]._meta.model_name == "device"
+    type_field = "device_type_id" if is_device else "module_type_id"
+    types = {getattr(owner, type_field) for owner in owners}
+    made: dict = {}  # (owner, template id) -> component: later templates point at earlier ones
     for template_model in TEMPLATE_ORDER:
         if not is_device and template_model is DeviceBayTemplate:
             continue
-        templates = list(template_model._default_manager.filter(**type_filter).order_by("_name"))
-        if not templates:
+        per_type = defaultdict(list)
+        for template in template_model._default_manager.filter(**{f"{type_field}__in": types}).order_by(
+            "_name"
+        ):
+            per_type[getattr(template, type_field)].append(template)
+        if not per_type:
             continue
         component_model = apps.get_model("dcim", template_model.component)
         owner_field = component_model.owner_fields()[0 if is_device else 1]
         defaults = component_model.instantiation_defaults()
         components = []
-        for template in templates:
-            component = component_model(
-                name=template.name,
-                label=template.label,
-                description=template.description,
-                **{owner_field: owner},
-                **defaults,
-                **template.component_values(renamed),
-            )
-            component.prepare_for_bulk()
-            components.append(component)
-            renamed[(template_model.component, template.name)] = component
+        for owner in owners:
+            for template in per_type[getattr(owner, type_field)]:
+                component = component_model(
+                    name=template.name,
+                    label=template.label,
+                    description=template.description,
+                    **{owner_field: owner},
+                    **defaults,
+                    **template.component_values(lambda pk, owner=owner: made[(owner.pk, pk)]),
+                )
+                component.prepare_for_bulk()
+                components.append(component)
+                made[(owner.pk, template.pk)] = component
         component_model._default_manager.bulk_create(components)

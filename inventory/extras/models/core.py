@@ -4,11 +4,12 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from inventory.base import BaseModel, OrganizationalModel
+from inventory.slugs import SlugModel
 
 color_validator = RegexValidator(r"^[0-9a-f]{6}$", "Enter a valid hexadecimal RGB color code (e.g. 4caf50).")
 
 
-class ContentTypeScoped(OrganizationalModel):
+class ContentTypeScoped(SlugModel, OrganizationalModel):
     """A name that applies to a chosen set of models (statuses, roles, tags)."""
 
     name = models.CharField(max_length=100, unique=True)

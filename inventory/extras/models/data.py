@@ -6,6 +6,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from inventory.base import BaseModel, OrganizationalModel, ValueChoiceField
+from inventory.slugs import SlugModel
 
 from .core import Role, Tag
 
@@ -221,7 +222,7 @@ class ComputedField(BaseModel):
         check_templates(self, "template")
 
 
-class ConfigContextSchema(OrganizationalModel):
+class ConfigContextSchema(SlugModel, OrganizationalModel):
     """A JSON Schema that config context data (shared or an object's local data) must satisfy."""
 
     name = models.CharField(max_length=255, unique=True)

@@ -2,6 +2,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
 from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
+from inventory.slugs import SlugModel
 
 GROUP_TYPES = [
     ("dynamic-filter", "Filter-defined"),
@@ -15,7 +16,7 @@ GROUP_OPERATORS = [
 ]
 
 
-class DynamicGroup(PrimaryModel):
+class DynamicGroup(SlugModel, PrimaryModel):
     """A set of objects of one type: those a stored filter selects (`dynamic-filter`), those listed
     one by one (`static`, through StaticGroupAssociation) or a combination of other groups
     (`dynamic-set`, through DynamicGroupMembership). Members are computed when asked for."""

@@ -6,6 +6,7 @@ from django.db import models
 from graphql import ExecutableDefinitionNode, GraphQLError, IntValueNode, StringValueNode, parse
 
 from inventory.base import BaseModel
+from inventory.slugs import SlugModel
 
 
 def declared_variables(text: str) -> dict:
@@ -22,7 +23,7 @@ def declared_variables(text: str) -> dict:
     return variables
 
 
-class GraphQLQuery(BaseModel):
+class GraphQLQuery(SlugModel, BaseModel):
     owner_content_type = models.ForeignKey(
         ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+", editable=False
     )

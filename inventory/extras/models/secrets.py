@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
+from inventory.slugs import SlugModel
 
 ACCESS_TYPES = [
     ("Generic", "Generic"),
@@ -31,7 +32,7 @@ SECRET_TYPES = [
 ]
 
 
-class Secret(PrimaryModel):
+class Secret(SlugModel, PrimaryModel):
     """Access to a secret (a device credential, an integration token): the provider that holds
     its value and the parameters that find it there."""
 
@@ -54,7 +55,7 @@ class Secret(PrimaryModel):
             raise ValidationError({"parameters": problems})
 
 
-class SecretsGroup(OrganizationalModel):
+class SecretsGroup(SlugModel, OrganizationalModel):
     """Secrets used together, each for one access type and secret type (SSH username, SSH password…)."""
 
     name = models.CharField(max_length=255, unique=True)

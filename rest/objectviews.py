@@ -1,0 +1,145 @@
+"""Paths below an object's own (`<object url>/<name>/`) computed by GraphQL fields: free space
+in a prefix, a rack's elevation, a secret's check, a saved query's run."""
+
+from __future__ import annotations
+
+import orjson
+
+from queryengine import engine
+from queryengine.documents import selection_of
+from queryengine.errors import ValidationFailed
+from queryengine.registry import Resource
+
+from . import legacy
+from .views import (
+    RESERVED,
+    ApiError,
+    Endpoint,
+    envelope,
+    json_body,
+    json_type,
+    known_filters,
+    not_an_object,
+    not_found,
+    object_pk,
+    parse_paging,
+    require_view,
+    run,
+    shown_many,
+)
+
+
+class AvailableEndpoint(Endpoint):
+    """`<prefix>/available-prefixes/` and `<prefix>/available-ips/`: GET lists free space; POST
+    (one object or a list) allocates from it atomically."""
+
+    methods = ("GET", "POST")
+
+    def __init__(
+        self, parent: Resource, query_field: str, mutation_field: str, created: Resource, limit: bool
+    ):
+        self.parent, self.created = parent, created
+        self.query_field, self.mutation_field, self.limit = query_field, mutation_field, limit
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        if self.limit:
+            limit, _ = parse_paging(request)
+            document = (
+                f"query ($p: UUID!, $limit: Int) {{ result: {self.query_field}(parent: $p, limit: $limit) }}"
+            )
+            return run(document, {"p": str(pk), "limit": limit}, request)["result"], 200
+        document = f"query ($p: UUID!) {{ result: {self.query_field}(parent: $p) }}"
+        return run(document, {"p": str(pk)}, request)["result"], 200
+
+    def post(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        body = json_body(request)
+        items = body if isinstance(body, list) else [body]
+        if not all(isinstance(item, dict) for item in items):
+            raise not_an_object(next(item for item in items if not isinstance(item, dict)))
+        document = (
+            f"mutation ($p: UUID!, $data: [GenericScalar]!) {{ result: {self.mutation_field}(parent: $p, data: $data) "
+            f"{{ {selection_of(self.created, legacy.write_shape(request), shown_many(self.created, request))} }} }}"
+        )
+        try:
+            created = run(document, {"p": str(pk), "data": items}, request)["result"]
+        except ValidationFailed as exc:
+            raise ValidationFailed(exc.errors if isinstance(body, list) else exc.errors[0]) from None
+        return (created if isinstance(body, list) else created[0]), 201
+
+
+class ObjectListEndpoint(Endpoint):
+    """`<object url>/<name>/`: a list a GraphQL field computes for one object (a rack's elevation),
+    its string arguments taken from the query, paged with the list envelope."""
+
+    methods = ("GET",)
+
+    def __init__(self, parent: Resource, query_field: str, parent_argument: str, arguments: tuple[str, ...]):
+        self.parent, self.query_field = parent, query_field
+        self.parent_argument, self.arguments = parent_argument, arguments
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        params = {key: request.GET[key] for key in request.GET if key not in RESERVED}
+        given = known_filters(params, self.arguments)
+        declared = "".join(f", ${name}: String" for name in given)
+        passed = "".join(f", {name}: ${name}" for name in given)
+        document = f"query ($p: UUID!{declared}) {{ result: {self.query_field}({self.parent_argument}: $p{passed}) }}"
+        items = run(document, {"p": str(pk), **given}, request)["result"]
+        limit, offset = parse_paging(request)
+        page = items[offset:] if limit is None else items[offset : offset + limit]
+        return envelope(request, len(items), limit, offset, page), 200
+
+
+class ObjectValueEndpoint(Endpoint):
+    """`<object url>/<name>/`: a value a GraphQL field computes for one object (a secret's check)."""
+
+    methods = ("GET",)
+
+    def __init__(self, parent: Resource, query_field: str):
+        self.parent, self.query_field = parent, query_field
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        document = f"query ($p: UUID!) {{ result: {self.query_field}(id: $p) }}"
+        return run(document, {"p": str(pk)}, request)["result"], 200
+
+
+class RunQueryEndpoint(Endpoint):
+    """`<saved query url>/run/`: runs a saved GraphQL document with the given variables, on the
+    same schema, engine and permissions as `/api/graphql/`; answers as the reference does."""
+
+    methods = ("POST",)
+
+    def __init__(self, resource: Resource, text_field: str):
+        self.resource, self.text_field = resource, text_field
+
+    def post(self, request, key: str):
+        require_view(self.resource, request)
+        pk = object_pk(request, self.resource, key)
+        body = json_body(request, empty=None)
+        if body is not None and not isinstance(body, dict):
+            raise not_an_object(body)
+        variables = (body or {}).get("variables") or {}
+        if not isinstance(variables, dict):
+            raise ApiError(
+                400,
+                {"variables": [f'Expected a dictionary of items but got type "{json_type(variables)}".']},
+            )
+        document = (
+            f"query ($id: UUID!) {{ object: {self.resource.single_field}(id: $id) {{ {self.text_field} }} }}"
+        )
+        saved = run(document, {"id": str(pk)}, request)["object"]
+        if saved is None:
+            raise not_found(self.resource)
+        text = orjson.loads(orjson.dumps(saved))[self.text_field]  # a compiled row is JSON text
+        result = engine.run(text, variables, request.context)
+        errors = [error.formatted for error in result.errors] if result.errors else None
+        if result.data is None:
+            return {"errors": errors}, 400
+        return {"data": result.data, "errors": errors}, 200

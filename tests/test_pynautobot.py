@@ -1,0 +1,47 @@
+"""pynautobot (the reference's Python client, from PyPI) runs jobs against this server unchanged:
+`nb.extras.jobs.run(...)`, `run_and_wait(...)`, a job record's `run()` and a scheduled run."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from config.celery import app as celery_app
+from inventory.jobs.discovery import sync_jobs
+from inventory.jobs.models import Job
+from inventory.users.models import Token
+
+pynautobot = pytest.importorskip("pynautobot")
+
+
+@pytest.fixture
+def nb(live_server, superuser):
+    celery_app.conf.task_always_eager = True  # the live server runs in this process
+    with override_settings(JOBS_MODULES=["tests.sample_jobs"]):
+        sync_jobs()
+        Job.objects.filter(module_name="tests.sample_jobs").update(enabled=True)
+        yield pynautobot.api(live_server.url, token=Token.objects.create(user=superuser).key)
+    celery_app.conf.task_always_eager = False
+
+
+def test_pynautobot_runs_and_waits_for_jobs(nb):
+    job = nb.extras.jobs.get(name="Greet")
+    assert job.job_class_name == "Greet" and job.object_type == "extras.job"
+    ran = nb.extras.jobs.run(job_id=job.id, data={"who": "client"})
+    assert ran.scheduled_job is None and str(ran.job_result.status) in ("SUCCESS", "Success")
+    waited = nb.extras.jobs.run_and_wait(
+        job_name="Greet", data={"who": "waiting"}, interval=0.1, max_rechecks=5
+    )
+    assert waited.job_result.result["who"] == "waiting"
+    assert job.run(data={"who": "record"}).job_result.result["who"] == "record"
+    start = (timezone.now() + datetime.timedelta(hours=1)).isoformat()
+    scheduled = nb.extras.jobs.run(
+        job_id=job.id,
+        data={"who": "later"},
+        schedule={"name": "later", "interval": "future", "start_time": start},
+    )
+    assert scheduled.job_result is None and scheduled.scheduled_job.name == "later"
+    assert [s.name for s in nb.extras.scheduled_jobs.all()] == ["later"]

@@ -1,0 +1,91 @@
+"""A single write costs a few SQL statements, change log included: the definitions every write
+reads (custom fields, relationships, computed fields, webhooks, job hooks) are kept between
+writes, and read again once one of them changes, in this server process or in another."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from inventory.extras.models import CustomField, ObjectChange
+from inventory.tenancy.models import Tenant
+from inventory.users.models import Token, User
+from queryengine import definitions
+
+from .conftest import Api, send
+
+KEY = "c" * 40
+TENANTS = "/api/tenancy/tenants/"
+DEFINITION_TABLES = (
+    '"extras_customfield"',
+    '"extras_relationship"',
+    '"extras_computedfield"',
+    '"extras_webhook"',
+    '"jobs_jobhook"',
+)
+
+
+@pytest.fixture
+def client(db):
+    """An API client of a superuser, and no definitions made in the test's own transaction (what
+    that transaction reads is never kept: it could yet be rolled back)."""
+    Token.objects.create(user=User.objects.create_superuser("writer", "w@example.com", "pw"), key=KEY)
+    return Api(KEY)
+
+
+def statements(api, method: str, path: str, body) -> tuple[object, list[str]]:
+    with CaptureQueriesContext(connection) as queries:
+        status, answer = send(api, method, path, body)
+    assert status in (200, 201), answer
+    # Savepoints stand for the transaction a request opens outside a test case.
+    return answer, [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
+
+
+def test_single_post_and_patch_read_no_definitions_and_few_statements(client):
+    send(client, "post", TENANTS, {"name": "first"})  # reads the definitions once
+    created, posted = statements(client, "post", TENANTS, {"name": "second"})
+    _, patched = statements(client, "patch", f"{TENANTS}{created['id']}/", {"description": "changed"})
+    for sql in posted + patched:
+        assert not any(table in sql for table in DEFINITION_TABLES), sql
+    assert ObjectChange.objects.filter(changed_object_id=created["id"]).count() == 2
+    # POST: token, whether the slug derived from the name is free (API 1.x shows slugs), INSERT,
+    # change record, the object read back (a new object's tags, none given, need no query).
+    assert len(posted) == 5, posted
+    assert sum("slug" in sql and sql.startswith("SELECT") for sql in posted) == 1, posted
+    # PATCH: token, the row locked, its tags before, UPDATE (returning the row its ETag is
+    # made of), change record, the object read back with its tags.
+    assert len(patched) == 7, patched
+
+
+def test_a_definition_changed_here_applies_to_the_next_write(client):
+    send(client, "post", TENANTS, {"name": "before"})
+    field = {"key": "site_code", "label": "Site", "type": "text", "content_types": ["tenancy.tenant"]}
+    status, made = send(client, "post", "/api/extras/custom-fields/", field)
+    assert status == 201, made
+    status, tenant = send(client, "post", TENANTS, {"name": "after", "custom_fields": {"site_code": "A1"}})
+    assert status == 201 and tenant["custom_fields"] == {"site_code": "A1"}
+    assert send(client, "patch", f"/api/extras/custom-fields/{made['id']}/", {"required": True})[0] == 200
+    status, errors = send(client, "post", TENANTS, {"name": "without"})
+    assert status == 400 and errors == {"__all__": ["Missing required custom field 'site_code'."]}
+
+
+def test_a_definition_changed_by_another_process_applies_once_it_says_so(client):
+    send(client, "post", TENANTS, {"name": "before"})
+    # Another server process adds a custom field: the row appears, and that process replaces
+    # the shared token (this process saw no save of its own).
+    added = CustomField.objects.bulk_create([CustomField(key="rack_row", label="Row", default="A")])[0]
+    added.content_types.through.objects.bulk_create(
+        [
+            added.content_types.through(
+                customfield=added, contenttype=ContentType.objects.get_for_model(Tenant)
+            )
+        ]
+    )
+    status, tenant = send(client, "post", TENANTS, {"name": "kept"})
+    assert status == 201 and tenant["custom_fields"] == {}  # the definitions this process keeps
+    cache.set(definitions.KEY, "replaced by another process", None)
+    status, tenant = send(client, "post", TENANTS, {"name": "reloaded"})
+    assert status == 201 and tenant["custom_fields"] == {"rack_row": "A"}
