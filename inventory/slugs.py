@@ -28,16 +28,21 @@ def with_suffix(base: str, number: int) -> str:
     return base[: MAX_LENGTH - len(tail)] + tail
 
 
-def unique_slugs(model, instances) -> None:
+def unique_slugs(model, instances, optimistic: bool = False) -> None:
     """Give each of `instances` whose slug was derived (not given) a slug no other object holds,
-    stored or in the same write: one query for the plain slugs, one more only when some clash."""
+    stored or in the same write: one query for the plain slugs, one more only when some clash.
+    `optimistic` (a write's first attempt): distinct plain slugs are left to the unique index,
+    with no query; a stored clash fails the attempt and the write runs again, checked."""
     derived = [i for i in instances if getattr(i, "_slug_derived", False) and i.slug]
     if not derived:
         return
     own = [i.pk for i in instances if i.pk is not None]
     fixed = {i.slug for i in instances if i.slug and not getattr(i, "_slug_derived", False)}
-    for instance in derived:  # made unique here: a later check of the same write has nothing to do
+    for instance in derived:  # settled here: a later check of the same write has nothing to do
         instance._slug_derived = False
+    plain = [i.slug for i in derived]
+    if optimistic and len(set(plain)) == len(plain) and not fixed.intersection(plain):
+        return
     manager = model._base_manager  # every row of the table (a proxy's manager shows some)
     wanted = Counter(i.slug for i in derived)
     taken = set(manager.filter(slug__in=list(wanted)).exclude(pk__in=own).values_list("slug", flat=True))
@@ -94,10 +99,10 @@ class SlugModel(models.Model):
         self.derive_slug()
 
     @classmethod
-    def prepare_batch(cls, instances) -> None:
+    def prepare_batch(cls, instances, optimistic: bool = False) -> None:
         """Called by the engine once per write, after every object's clean and before unique
         values are checked: derived slugs are made unique together."""
-        unique_slugs(cls, instances)
+        unique_slugs(cls, instances, optimistic)
 
     def save(self, *args, **kwargs):
         if not self.slug:  # saved without the engine's clean (the admin, a job, a shell)

@@ -31,13 +31,14 @@ def has_plain_save(model: type[models.Model]) -> bool:
     return True
 
 
-def prepare_batch(model: type[models.Model], instances: list) -> None:
-    """A model's `prepare_batch(instances)`, when it has one: values that depend on the write's
-    other objects and the stored ones (unique derived slugs), set once every object is cleaned
-    and before unique values are checked."""
+def prepare_batch(model: type[models.Model], instances: list, optimistic: bool = False) -> None:
+    """A model's `prepare_batch(instances, optimistic)`, when it has one: values that depend on
+    the write's other objects and the stored ones (unique derived slugs), set once every object
+    is cleaned and before unique values are checked. `optimistic`: the write's first attempt,
+    where stored values may be left to the unique indexes (check_constraints)."""
     prepare = getattr(model, "prepare_batch", None)
     if prepare is not None:
-        prepare(instances)
+        prepare(instances, optimistic)
 
 
 def batchable(writer, items: list) -> bool:
@@ -212,7 +213,7 @@ class Batch:
             manys.append(many)
             errors.append(item_errors)
         self.clean_all(instances, errors, manys)
-        prepare_batch(self.model, [i for i in instances if i is not None])
+        prepare_batch(self.model, [i for i in instances if i is not None], self.optimistic(errors))
         self.check_constraints(instances, errors)
         if any(errors):
             raise ValidationFailed(errors)
@@ -244,7 +245,7 @@ class Batch:
             manys.append(many)
             errors.append(item_errors)
         self.clean_all(instances, errors, manys)
-        prepare_batch(self.model, instances)
+        prepare_batch(self.model, instances, self.optimistic(errors))
         self.check_constraints(instances, errors)
         failed = {str(i.pk): e for i, e in zip(instances, errors, strict=True) if e}
         if failed:
@@ -337,6 +338,9 @@ class Batch:
             for key, messages in ValidationError(found).message_dict.items():
                 errors.setdefault(NON_FIELD if key == NON_FIELD_ERRORS else key, []).extend(messages)
 
+    def optimistic(self, errors: list[dict]) -> bool:
+        return self.writer.optimistic and self.model._meta.managed and not any(errors)
+
     def check_constraints(self, instances: list, errors: list[dict]) -> None:
         """Unique fields and unique constraints over plain fields: one query per constraint for
         the whole batch, and duplicates within the batch; other constraints per object.
@@ -356,7 +360,7 @@ class Batch:
                     and constraint.nulls_distinct is not False
                 )
                 (plain if simple else other).append((model_class, constraint))
-        optimistic = self.writer.optimistic and self.model._meta.managed and not any(errors)
+        optimistic = self.optimistic(errors)
         if not optimistic:
             self.check_unique_values(plain, live)
         for model_class, constraint in other:
