@@ -19,7 +19,7 @@ a type run the prepared queries unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 
 import orjson
 import psycopg
@@ -30,14 +30,14 @@ from graphql import (
     DocumentNode,
     ExecutionResult,
     FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
     GraphQLError,
     GraphQLSchema,
-    InlineFragmentNode,
     IntValueNode,
     OperationDefinitionNode,
     OperationType,
     SelectionSetNode,
-    parse,
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
@@ -62,12 +62,18 @@ from .registry import (
     resources,
 )
 from .scalars import dumps, scalar_for
+from .selections import (
+    COMPILING,
+    Unsupported,
+    fields,
+    is_reference,
+    reference_pieces,
+    reference_text,
+    response_key,
+    split_fragments,
+)
 
 _NO_TREE_PATH = (b"null", b"null")
-
-
-class Unsupported(Exception):
-    """The document uses something the compiler does not handle; run it generically."""
 
 
 def _generic_ref_projection(base, label, pk, keys):
@@ -80,65 +86,6 @@ def _generic_ref_projection(base, label, pk, keys):
 
 def _related_order(member: str, order: str) -> str:
     return f"-{member}__{order[1:]}" if order.startswith("-") else f"{member}__{order}"
-
-
-def _response_key(node: FieldNode) -> str:
-    return node.alias.value if node.alias else node.name.value
-
-
-def _fields(selection_set) -> list[FieldNode]:
-    nodes = []
-    for node in selection_set.selections:
-        if not isinstance(node, FieldNode) or node.directives:
-            raise Unsupported("fragments and directives run on the generic executor")
-        nodes.append(node)
-    return nodes
-
-
-def _split_fragments(selection_set) -> tuple[list[FieldNode], dict[str, tuple]]:
-    """A generic relation's plain fields and its `... on <Type>` fragments' fields by type."""
-    plain, fragments = [], {}
-    for node in selection_set.selections:
-        if isinstance(node, InlineFragmentNode) and node.type_condition and not node.directives:
-            name = node.type_condition.name.value
-            fragments[name] = fragments.get(name, ()) + tuple(_fields(node.selection_set))
-        elif isinstance(node, FieldNode) and not node.directives:
-            plain.append(node)
-        else:
-            raise Unsupported("fragments and directives run on the generic executor")
-    return plain, fragments
-
-
-REFERENCE_FIELDS = frozenset({"id", "object_type", "url", "__typename"})
-
-
-def reference_text(target: Resource, nodes: list[FieldNode], id_text) -> JsonText:
-    """{id, object_type, url, __typename} of an object, from its id as SQL text."""
-    text = JsonText()
-    for index, node in enumerate(nodes):
-        text.const(("{" if index == 0 else ",") + jsonsql.json_const(_response_key(node)) + ":")
-        name = node.name.value
-        if name in ("id", "url"):
-            text.const('"' + (f"{jsonsql.BASE_MARK}{target.route}/" if name == "url" else ""))
-            text.sql(id_text)
-            text.const('/"' if name == "url" else '"')
-        else:
-            text.const(jsonsql.json_const(target.object_type if name == "object_type" else target.type_name))
-    text.const("}")
-    return text
-
-
-def _is_reference(node: FieldNode) -> bool:
-    return all(n.name.value in REFERENCE_FIELDS and not n.arguments for n in _fields(node.selection_set))
-
-
-def _reference_pieces(target: Resource, nodes) -> list | None:
-    """A hidden object's text as pieces around its id (None in the id's places): the reference
-    fields among `nodes`, or None when they name none."""
-    kept = [n for n in nodes if n.name.value in REFERENCE_FIELDS and not n.arguments]
-    if not kept:
-        return None
-    return [p.encode() if isinstance(p, str) else None for p in reference_text(target, kept, None).parts]
 
 
 def _hidden_text(pieces: list | None, pk: str, viewer) -> bytes:
@@ -210,6 +157,17 @@ class ObjectPlan:
         self.build = self.namespace["build"]
         self.item = self.namespace["item"]
 
+    @classmethod
+    def of(cls, resource: Resource, selection_set) -> ObjectPlan:
+        """The plan of a selection; one that is a single fragment spread is made once per document."""
+        nodes = selection_set.selections
+        if len(nodes) != 1 or not isinstance(nodes[0], FragmentSpreadNode) or nodes[0].directives:
+            return cls(resource, selection_set)
+        shared, key = COMPILING.get()[1], (resource, nodes[0].name.value)
+        if key not in shared:
+            shared[key] = cls(resource, selection_set)
+        return shared[key]
+
     def queryset(self, annotations: dict):
         return (
             self.resource.model._default_manager.filter(jsonsql.IdIn(F("pk")))
@@ -275,10 +233,10 @@ class ObjectPlan:
         return f"b''.join(({', '.join(code)},))"
 
     def object_text(self, text: JsonText, selection_set) -> None:
-        for index, node in enumerate(_fields(selection_set)):
+        for index, node in enumerate(fields(selection_set)):
             if node.arguments and node.name.value not in self.resource.included_names:
                 raise Unsupported("arguments below the root")
-            text.const(("{" if index == 0 else ",") + jsonsql.json_const(_response_key(node)) + ":")
+            text.const(("{" if index == 0 else ",") + jsonsql.json_const(response_key(node)) + ":")
             self.field_text(text, node)
         text.const("}")
 
@@ -356,8 +314,8 @@ class ObjectPlan:
         that may outlive its object (`Resource.dangling`) shows null once the object is gone,
         as the generic executor does: one query per type and page finds which still exist."""
         type_field, id_field = spec.columns
-        plain, fragments = _split_fragments(node.selection_set)
-        keys = [(_response_key(n), n.name.value) for n in plain]
+        plain, fragments = split_fragments(node.selection_set)
+        keys = [(response_key(n), n.name.value) for n in plain]
         if any(n not in {"id", "object_type", "url"} for _, n in keys):
             raise Unsupported("generic relation field")
         app, model = self.col(f"{type_field}__app_label"), self.col(f"{type_field}__model")
@@ -371,8 +329,9 @@ class ObjectPlan:
             target = resource_by_type_name(type_name)
             if target is None:
                 raise Unsupported(f"fragment on {type_name}")
-            plans[target.object_type] = ObjectPlan(target, SelectionSetNode(selections=(*plain, *selections)))
-            hidden[target.object_type] = _reference_pieces(target, (*plain, *selections))
+            selection_set = SelectionSetNode(selections=(*plain, *selections))
+            plans[target.object_type] = ObjectPlan.of(target, selection_set)
+            hidden[target.object_type] = reference_pieces(target, fields(selection_set))
             self.inside |= {target, *plans[target.object_type].inside}
         slot = f"generic{len(self.generics)}"
         pk = self.col(f"_{slot}", jsonsql.IdText(F(id_field)))
@@ -459,14 +418,14 @@ class ObjectPlan:
         """A related object: its reference written by the database, or its plan's text loaded.
         With `find` (a derived relation's finder and the columns of its hints), `id_text` is the
         id it is found from, for the page."""
-        if _is_reference(node) and find is None:
+        if is_reference(node) and find is None:
             return text.sql(
-                jsonsql.or_null(reference_text(target, _fields(node.selection_set), id_text).expression())
+                jsonsql.or_null(reference_text(target, fields(node.selection_set), id_text).expression())
             )
         slot = f"load{len(self.loads)}"
         column = self.col(f"_{slot}", id_text)
-        plan = ObjectPlan(target, node.selection_set)
-        hidden = _reference_pieces(target, _fields(node.selection_set))
+        plan = ObjectPlan.of(target, node.selection_set)
+        hidden = reference_pieces(target, fields(node.selection_set))
         self.loads[slot] = (plan, self.columns.index(f"_{slot}"), hidden, find)
         self.inside |= {target, *plan.inside}
         return text.py(f"P[{slot!r}].get({column}, b'null')")
@@ -527,11 +486,13 @@ class ObjectPlan:
     # -- running ------------------------------------------------------------------------------
 
     def fetch(
-        self, ids: list[str], base: str, viewer=None, subset=None, empty: set = frozenset()
+        self, ids: list[str], base: str, viewer=None, subset=None, empty: set = frozenset(), memo=None
     ) -> tuple[list, dict]:
         """The rows of the given objects (those in `subset`, a query of ids, when given) and
         everything their JSON texts refer to, as far as `viewer` may see it (None: all); the
-        many-to-many lists named in `empty` are known to be empty."""
+        many-to-many lists named in `empty` are known to be empty. `memo` keeps one request's
+        texts of nested objects by plan: an object shown in many places is read once."""
+        memo = {} if memo is None else memo
         skipped = {self.many_lists[name] for name in empty}
         read = [slot for slot in self.lists if slot not in skipped]
         # The many-to-many pairs are read beside the rows (they need only the ids).
@@ -564,7 +525,7 @@ class ObjectPlan:
                     found = find(wanted)
             if found is not None:
                 wanted = set(found.values()) - {None}
-            texts = plan.load(set(wanted), base, viewer)
+            texts = plan.load(set(wanted), base, viewer, memo=memo)
             if viewer is not None and viewer.subset(plan.resource) is not None:
                 texts.update((pk, _hidden_text(hidden, pk, viewer)) for pk in wanted - texts.keys())
             loaded[slot] = (
@@ -579,7 +540,8 @@ class ObjectPlan:
             for label, pks in wanted.items():
                 if label in plans:
                     texts.update(
-                        ((label, pk), text) for pk, text in plans[label].load(pks, base, viewer).items()
+                        ((label, pk), text)
+                        for pk, text in plans[label].load(pks, base, viewer, memo=memo).items()
                     )
                     if viewer is not None and viewer.subset(plans[label].resource) is not None:
                         for pk in pks:
@@ -588,45 +550,24 @@ class ObjectPlan:
                 loaded[slot + "?"] = query.existing_objects(wanted)
         return rows, loaded
 
-    def load(self, ids: set, base: str, viewer=None, narrow: bool = True, empty: set = frozenset()) -> dict:
+    def load(
+        self, ids: set, base: str, viewer=None, narrow: bool = True, empty: set = frozenset(), memo=None
+    ) -> dict:
         """{id: JSON text} for the given ids (related objects show whatever the list's filters),
-        those `viewer` may not see left out (unless `narrow` is false: already left out)."""
+        those `viewer` may not see left out (unless `narrow` is false: already left out); with
+        `memo` (fetch), only ids this request has not read with this plan yet are read."""
         ids.discard(None)
         subset = viewer.subset(self.resource) if viewer is not None and narrow else None
         if subset is query.NOTHING or not ids:
             return {}
-        rows, loaded = self.fetch(list(ids), base, viewer, subset, empty)
-        item = self.item
-        return {row[0]: item(row, base, loaded) for row in rows}
-
-
-@lru_cache(maxsize=512)
-def _selection_plan(resource: Resource, fields: str) -> ObjectPlan:
-    document = parse(f"{{ x {{ {fields} }} }}")
-    return ObjectPlan(resource, document.definitions[0].selection_set.selections[0].selection_set)
-
-
-def object_texts(resource: Resource, depth: int | None, ids, base: str, viewer=None) -> dict[str, bytes]:
-    """{id: JSON text} of objects shown nested at `depth` (spec §4.6: what a related object
-    shows; None: the API 1.x nested form), for values that hold objects of several types, such
-    as relationship peers; one `viewer` may not see shows as its reference or null (as a
-    foreign key's would)."""
-    from .documents import nested_selection, selection
-
-    wanted = {str(pk) for pk in ids}
-    fields = nested_selection(resource) if depth is None else selection(resource, depth, top=False)
-    texts = _selection_plan(resource, fields).load(set(wanted), base, viewer)
-    if viewer is not None and viewer.subset(resource) is not None:
-        for pk in wanted - texts.keys():
-            shown = {"id": pk, "object_type": resource.object_type, "url": f"{base}{resource.route}/{pk}/"}
-            texts[pk] = dumps(shown) if viewer.references else b"null"
-    return texts
-
-
-def display_labels(resource: Resource, ids) -> dict[str, str]:
-    """{id: display} of objects of one resource (those that exist)."""
-    texts = _selection_plan(resource, "display").load({str(pk) for pk in ids}, "")
-    return {pk: orjson.loads(text)["display"] for pk, text in texts.items()}
+        known = {} if memo is None else memo.setdefault((self, narrow), {})  # id -> text or None
+        missing = ids - known.keys()
+        if missing:
+            rows, loaded = self.fetch(list(missing), base, viewer, subset, empty, memo)
+            item = self.item
+            read = {row[0]: item(row, base, loaded) for row in rows}
+            known.update((pk, read.get(pk)) for pk in missing)
+        return {pk: known[pk] for pk in ids if known[pk] is not None}
 
 
 class MemberPlan:
@@ -645,10 +586,10 @@ class MemberPlan:
     @classmethod
     def compile(cls, target: Resource, node: FieldNode, id_path: str) -> MemberPlan:
         id_text = jsonsql.IdText(F(id_path))
-        if _is_reference(node):
-            pieces = reference_text(target, _fields(node.selection_set), None).parts
+        if is_reference(node):
+            pieces = reference_text(target, fields(node.selection_set), None).parts
             return cls(None, id_text, [p.encode() if isinstance(p, str) else None for p in pieces])
-        return cls(ObjectPlan(target, node.selection_set), id_text)
+        return cls(ObjectPlan.of(target, node.selection_set), id_text)
 
     def group(self, pairs: list, base: str, viewer=None) -> dict:
         if self.plan is not None or self.reference is not None:
@@ -702,7 +643,7 @@ class RootPlan:
             page = query.list_queryset(self.resource, user, arguments, ids)
         else:
             page = query.single_queryset(self.resource, user, arguments["id"], ids)
-        rows, loaded = plan.fetch(list(page.values_list("_id", flat=True)), context.base_url, viewer)
+        rows, loaded = plan.fetch(list(page.values_list("_id", flat=True)), context.base_url, viewer, memo={})
         built = plan.build(rows, context.base_url, loaded)
         if self.kind == "single":
             return built[0] if built else None
@@ -774,9 +715,10 @@ def compile_document(schema: GraphQLSchema, document: DocumentNode) -> Plan | No
 
 
 def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
-    operations = document.definitions
-    if len(operations) != 1 or not isinstance(operations[0], OperationDefinitionNode):
-        raise Unsupported("one operation, no fragments")
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    if len(operations) != 1 or len(operations) + len(fragments) != len(document.definitions):
+        raise Unsupported("one operation")
     operation = operations[0]
     if operation.directives:
         raise Unsupported("directives")
@@ -785,17 +727,21 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
         raise Unsupported("subscriptions")
     known = _root_fields()
     roots = []
-    for node in _fields(operation.selection_set):
-        name = node.name.value
-        if name not in known:
-            raise Unsupported(f"root field {name}")
-        kind, resource = known[name]
-        if name not in root_type.fields:
-            raise Unsupported(f"{name} is not a field of {root_type.name}")
-        plan = RootPlan(_response_key(node), kind, resource, root_type.fields[name], node)
-        if kind not in ("count", "delete"):
-            plan.objects = ObjectPlan(resource, node.selection_set)
-        roots.append(plan)
+    compiling = COMPILING.set((fragments, {}))
+    try:
+        for node in fields(operation.selection_set):
+            name = node.name.value
+            if name not in known:
+                raise Unsupported(f"root field {name}")
+            kind, resource = known[name]
+            if name not in root_type.fields:
+                raise Unsupported(f"{name} is not a field of {root_type.name}")
+            plan = RootPlan(response_key(node), kind, resource, root_type.fields[name], node)
+            if kind not in ("count", "delete"):
+                plan.objects = ObjectPlan(resource, node.selection_set)
+            roots.append(plan)
+    finally:
+        COMPILING.reset(compiling)
     return Plan(schema, operation, roots)
 
 

@@ -60,6 +60,17 @@ def watch(*models) -> None:
             signals.m2m_changed.connect(changed, sender=through, dispatch_uid=f"{uid}.{field.name}")
 
 
+def forget(**_) -> None:
+    """Every process loads the definitions again: the database changed under them without
+    signals (a migration or flush; rows restored in bulk)."""
+    _kept.clear()
+    _new_token()
+
+
+# A migration may add or change definitions; `flush` empties their tables.
+signals.post_migrate.connect(forget, dispatch_uid="definitions.migrated")
+
+
 def changed(using: str = DEFAULT_DB_ALIAS, **_) -> None:
     _kept.clear()
     _new_token()

@@ -3,10 +3,15 @@
 A REST read is a list or detail of one resource at a depth, with a set of many-to-many fields
 and a set of filter names. Each shape maps to one document text (values travel as variables),
 so the engine parses, validates and compiles it once.
+
+A nested object at a depth is a named fragment (`Device_at_2`), defined once however many
+fields hold one: written inline, the text would grow with every level by the number of related
+fields (a depth-6 interface was megabytes), and so would parsing, validating and compiling it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -80,7 +85,43 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
 
 
 def _related(target: Resource, depth: int) -> str:
-    return REFERENCE if depth <= 0 else selection(target, depth - 1, top=False)
+    return REFERENCE if depth <= 0 else f"...{fragment(target, depth - 1)}"
+
+
+FRAGMENTS: dict[str, tuple[Resource, int]] = {}  # fragment name -> (resource, depth)
+SPREAD = re.compile(r"\.\.\.(\w+_at_\d+)")
+
+
+def fragment(resource: Resource, depth: int) -> str:
+    """The name of the fragment of `resource` nested at `depth` (its fields: `selection`)."""
+    name = f"{resource.type_name}_at_{depth}"
+    FRAGMENTS[name] = (resource, depth)
+    return name
+
+
+@lru_cache(maxsize=4096)
+def _definition(name: str) -> tuple[str, tuple[str, ...]]:
+    """A fragment's definition and the fragments it spreads."""
+    resource, depth = FRAGMENTS[name]
+    fields = selection(resource, depth, top=False)
+    return f"fragment {name} on {resource.type_name} {{ {fields} }}", tuple(
+        dict.fromkeys(SPREAD.findall(fields))
+    )
+
+
+def with_fragments(text: str) -> str:
+    """A document's text followed by the definitions of the fragments it spreads, directly or
+    through other fragments, each once."""
+    pending, seen, definitions = list(dict.fromkeys(SPREAD.findall(text))), set(), []
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        definition, spreads = _definition(name)
+        definitions.append(definition)
+        pending.extend(spreads)
+    return " ".join([text, *sorted(definitions)])
 
 
 def _generic(spec, depth: int) -> str:
@@ -89,7 +130,7 @@ def _generic(spec, depth: int) -> str:
     targets = [t for t in map(resource_by_object_type, spec.targets) if t is not None]
     if depth <= 0 or not targets:
         return REFERENCE
-    return " ".join(f"... on {t.type_name} {{ {selection(t, depth - 1, top=False)} }}" for t in targets)
+    return " ".join(f"... on {t.type_name} {{ ...{fragment(t, depth - 1)} }}" for t in targets)
 
 
 # --- API 1.x ---------------------------------------------------------------------------------
@@ -147,7 +188,7 @@ def list_document(resource: Resource, depth, many: frozenset[str], filter_names:
     arguments = "".join(f", {name}: $f{i}" for i, name in enumerate(filter_names))
     filters_only = arguments[2:]
     count_arguments = f"({filters_only})" if filters_only else ""
-    return (
+    return with_fragments(
         f"query ($limit: Int, $offset: Int, $order_by: [String]{declared}) {{ "
         f"count: {resource.list_field}_count{count_arguments} "
         f"results: {resource.list_field}(limit: $limit, offset: $offset, order_by: $order_by{arguments}) "
@@ -158,7 +199,7 @@ def list_document(resource: Resource, depth, many: frozenset[str], filter_names:
 @lru_cache(maxsize=1024)
 def detail_document(resource: Resource, depth, many: frozenset[str]) -> str:
     """One object at `depth` (an int) or in a LegacyShape."""
-    return (
+    return with_fragments(
         f"query ($id: {resource.pk_type}!) "
         f"{{ object: {resource.single_field}(id: $id) {{ {selection_of(resource, depth, many)} }} }}"
     )
@@ -175,4 +216,6 @@ def write_document(resource: Resource, kind: str, many: frozenset[str], shape=0)
         head, arguments = "$data: [GenericScalar]!, $partial: Boolean", "data: $data, partial: $partial"
     else:
         head, arguments = "$data: [GenericScalar]!", "data: $data"
-    return f"mutation ({head}) {{ result: {field}({arguments}) {{ {selection_of(resource, shape, many)} }} }}"
+    return with_fragments(
+        f"mutation ({head}) {{ result: {field}({arguments}) {{ {selection_of(resource, shape, many)} }} }}"
+    )

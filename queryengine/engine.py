@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -35,22 +36,26 @@ GRAPHQL_SCHEMA = schema.graphql_schema
 MAX_QUERY_DEPTH = settings.MAX_DEPTH + 2
 
 
-def _depth(selection_set, fragments, seen=frozenset()) -> int:
+def _depth(selection_set, fragments, seen=frozenset(), known=None) -> int:
+    """How deep a selection nests; a fragment's depth is worked out once (`known`), however
+    many times it is spread: REST's documents spread each nested type's fragment many times."""
     if selection_set is None:
         return 0
+    known = {} if known is None else known
     deepest = 0
     for node in selection_set.selections:
         if isinstance(node, FieldNode):
             # Introspection (`__schema`, `__type`) walks the schema, not the data: its nesting
             # (GraphiQL's `ofType` chains) costs no database work, so it is not limited.
             below = node.selection_set and not node.name.value.startswith("__")
-            deepest = max(deepest, 1 + _depth(node.selection_set, fragments, seen) if below else 1)
+            deepest = max(deepest, 1 + _depth(node.selection_set, fragments, seen, known) if below else 1)
         elif isinstance(node, InlineFragmentNode):
-            deepest = max(deepest, _depth(node.selection_set, fragments, seen))
+            deepest = max(deepest, _depth(node.selection_set, fragments, seen, known))
         elif isinstance(node, FragmentSpreadNode) and node.name.value not in seen:
-            fragment = fragments.get(node.name.value)
-            if fragment is not None:
-                deepest = max(deepest, _depth(fragment.selection_set, fragments, seen | {node.name.value}))
+            name = node.name.value
+            if name not in known and name in fragments:
+                known[name] = _depth(fragments[name].selection_set, fragments, seen | {name}, known)
+            deepest = max(deepest, known.get(name, 0))
     return deepest
 
 
@@ -99,7 +104,8 @@ class SizeLimit(ValidationRule):
             for d in self.context.document.definitions
             if not isinstance(d, OperationDefinitionNode)
         }
-        roots = list(_root_fields(node.selection_set, fragments))
+        # Counted up to a bound: fragments spreading each other can multiply them without end.
+        roots = list(islice(_root_fields(node.selection_set, fragments), ROOT_FIELDS_COUNTED))
         if len(roots) > settings.GRAPHQL_MAX_ROOT_FIELDS:
             self.report_error(
                 GraphQLError(
@@ -125,6 +131,7 @@ class SizeLimit(ValidationRule):
             )
 
 
+ROOT_FIELDS_COUNTED = 10_000
 RULES = [*specified_rules, DepthLimit, SizeLimit]
 
 

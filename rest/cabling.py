@@ -7,7 +7,7 @@ import uuid
 
 import orjson
 
-from queryengine.documents import selection
+from queryengine.documents import selection, with_fragments
 from queryengine.errors import PermissionDenied
 from queryengine.registry import Resource, resource_by_object_type
 from queryengine.schema import generic_ref
@@ -158,7 +158,7 @@ class InterfaceConnectionsEndpoint(Endpoint):
         if not ids:
             return {}
         fields = selection(self.interfaces, parse_depth(request), top=False)
-        document = (
+        document = with_fragments(
             f"query ($ids: [String], $limit: Int) "
             f"{{ rows: {self.interfaces.list_field}(id: $ids, limit: $limit) {{ {fields} }} }}"
         )

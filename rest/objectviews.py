@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 
 from queryengine import engine
-from queryengine.documents import selection_of
+from queryengine.documents import selection_of, with_fragments
 from queryengine.errors import ValidationFailed
 from queryengine.registry import Resource
 
@@ -60,7 +60,7 @@ class AvailableEndpoint(Endpoint):
         items = body if isinstance(body, list) else [body]
         if not all(isinstance(item, dict) for item in items):
             raise not_an_object(next(item for item in items if not isinstance(item, dict)))
-        document = (
+        document = with_fragments(
             f"mutation ($p: UUID!, $data: [GenericScalar]!) {{ result: {self.mutation_field}(parent: $p, data: $data) "
             f"{{ {selection_of(self.created, legacy.write_shape(request), shown_many(self.created, request))} }} }}"
         )

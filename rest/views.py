@@ -157,7 +157,8 @@ class Endpoint:
                 headers["ETag"] = exc.tag
         except DataError as exc:  # a value the database itself refuses (e.g. its regex dialect)
             data, status = {"detail": f"Invalid value: {str(exc).strip().splitlines()[0]}"}, 400
-        except IntegrityError:  # still racing a concurrent writer after the engine's retries
+        except IntegrityError as exc:  # still racing a concurrent writer after the engine's retries
+            logger.warning("write conflict on %s %s: %s", request.method, request.path, exc)
             data, status = {"detail": WRITE_CONFLICT}, 409
         except (OperationalError, InternalError) as exc:
             # Locked past the busy timeout, unreachable, out of disk or switched to read-only:

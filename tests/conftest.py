@@ -7,7 +7,7 @@ from django.db import transaction
 from django.test import Client
 
 from inventory.users.models import User
-from queryengine import together
+from queryengine import definitions, together
 
 from .builders import SUPERUSER_KEY, build_sample
 from .snapshot import Snapshot
@@ -79,7 +79,9 @@ def sample_snapshot(django_db_setup, django_db_blocker, admin_password_hash):
 
 @pytest.fixture
 def sample(superuser, sample_snapshot):
-    return sample_snapshot.restore()
+    yield sample_snapshot.restore()
+    # Restored in bulk (no signals) and rolled back: definitions kept from it are gone.
+    definitions.forget()
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ from decimal import Decimal
 
 import orjson
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from inventory.dcim.models import Location
 from inventory.extras.models import Tag
@@ -82,3 +84,59 @@ def test_browser_page_indents_rows_the_database_wrote(api, sample):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/html")
     # Each field of the row on its own line, indented inside the results list.
     assert "\n      &quot;object_type&quot;: &quot;dcim.location&quot;," in response.content.decode()
+
+
+def test_deep_documents_grow_by_level_not_by_fan_out(api, sample, superuser):
+    """Each nested type at each depth is one fragment (not the same fields written out wherever
+    an object shows), one plan and, per request, one read of each object: depth 10 (spec §4.6)
+    answers at once, byte for byte what the generic executor makes of the same document."""
+    from inventory.dcim.models import Interface
+
+    resource = resource_for(Interface)
+    sizes = [len(list_document(resource, depth, frozenset(), ())) for depth in range(11)]
+    steps = [after - before for before, after in zip(sizes[1:], sizes[2:], strict=False)]
+    assert max(steps) < 2 * min(steps), sizes  # linear in depth
+    deepest = list_document(resource, 10, frozenset(), ())
+    assert deepest.count("fragment DeviceType_at_3 on") == 1 and deepest.count("...DeviceType_at_3") > 1
+    plan = engine.prepare(deepest).plan
+    assert plan is not None  # compiled, fragments and all
+
+    context = RequestContext(user=superuser, base_url="http://testserver/api/")
+    for depth in (2, 6):
+        document = list_document(resource, depth, frozenset(), ())
+        compiled = engine.run(document, {"limit": 3, "offset": 0}, context)
+        generic = engine.run(document, {"limit": 3, "offset": 0}, context, compiled=False)
+        assert not compiled.errors and not generic.errors
+        assert dumps(compiled.data) == dumps(generic.data)
+
+    with CaptureQueriesContext(connection) as queries:
+        rows = api.json("/api/dcim/interfaces/", {"depth": 10, "limit": 5})["results"]
+    assert max(map(expanded_levels, rows)) == 10
+    # Reads are bounded by the plans (one per fragment), not by the paths objects show on.
+    assert len(queries) < 2 * deepest.count("fragment "), len(queries)
+    counts = []
+    for limit in (20, 200):
+        with CaptureQueriesContext(connection) as queries:
+            api.json("/api/dcim/interfaces/", {"depth": 4, "limit": limit})
+        counts.append(len(queries))
+    assert counts[1] <= counts[0], counts
+
+
+def expanded_levels(value) -> int:
+    """How many levels of nested objects (more than references) a value shows below itself."""
+    below = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    deepest = max((expanded_levels(v) + (isinstance(v, dict) and "display" in v) for v in below), default=0)
+    return deepest
+
+
+def test_user_documents_with_fragments_and_repeated_fields_answer_as_graphql_says(api, superuser):
+    context = RequestContext(user=superuser, base_url="http://testserver/api/")
+    for document in (
+        "query { locations(limit: 3) { ...Named id } } fragment Named on LocationType { id name }",
+        "query { locations(limit: 3) { name parent { name } parent { id } } }",
+        "query { locations(limit: 3) { ...Named } } fragment Named on LocationType { name status { name } }",
+    ):
+        compiled = engine.run(document, {}, context)
+        generic = engine.run(document, {}, context, compiled=False)
+        assert not compiled.errors and not generic.errors, (compiled.errors, generic.errors)
+        assert dumps(compiled.data) == dumps(generic.data)

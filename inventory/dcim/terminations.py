@@ -10,8 +10,8 @@ import orjson
 from django.apps import apps
 from django.core.exceptions import ValidationError
 
-from queryengine.compiler import object_texts
 from queryengine.errors import ValidationFailed
+from queryengine.objecttexts import object_texts
 from queryengine.registry import Included, Resource, resource_by_object_type
 
 from .models import Cable, CableToCableTermination

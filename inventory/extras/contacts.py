@@ -9,7 +9,7 @@ from collections import defaultdict
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
-from queryengine.compiler import display_labels
+from queryengine.objecttexts import display_labels
 from queryengine.registry import CustomFilter, on_delete, resource_by_object_type
 
 from .deletions import forget_with_objects

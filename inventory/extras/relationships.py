@@ -10,9 +10,9 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 
-from queryengine.compiler import display_labels, object_texts
 from queryengine.definitions import cached, watch
 from queryengine.errors import PermissionDenied
+from queryengine.objecttexts import display_labels, object_texts
 from queryengine.query import NOTHING, default_order
 from queryengine.registry import Included, Resource, on_delete, resource_by_object_type, resource_for
 from queryengine.writes import resolve_related

@@ -14,7 +14,7 @@ import uuid
 import orjson
 from django.core.exceptions import ValidationError
 
-from queryengine.compiler import object_texts
+from queryengine.objecttexts import object_texts
 from queryengine.registry import Derived, Included, resource_by_object_type
 
 from .models import IPAddress, IPAddressToInterface
