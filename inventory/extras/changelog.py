@@ -116,18 +116,21 @@ def copy_rows(rows: list[dict]) -> None:
 
 
 @cache
-def relating_fields(model) -> tuple[tuple[str, int], ...]:
-    """(column, content type id) of the foreign keys a model's change records relate to."""
+def relating_fields(model) -> tuple[tuple[str, type], ...]:
+    """(column, related model) of the foreign keys a model's change records relate to."""
     resource = resource_for(model)
     fields = [model._meta.get_field(name) for name in (resource.changes_relate_to if resource else ())]
-    return tuple((f.attname, ContentType.objects.get_for_model(f.related_model).pk) for f in fields)
+    return tuple((f.attname, f.related_model) for f in fields)
 
 
 def related_object(instance) -> dict:
-    """The object a change relates to (an interface's module or device), from its columns."""
-    for column, kind in relating_fields(type(instance)):
+    """The object a change relates to (an interface's module or device), from its columns. The
+    content type comes from Django's cache of them, which a flush or migration clears (an id
+    kept here could name a content type that no longer exists)."""
+    for column, related_model in relating_fields(type(instance)):
         value = getattr(instance, column)
         if value is not None:
+            kind = ContentType.objects.get_for_model(related_model).pk
             return {"related_object_type_id": kind, "related_object_id": value}
     return {"related_object_type_id": None, "related_object_id": None}
 
