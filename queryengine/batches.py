@@ -487,6 +487,8 @@ def update_rows(model, instances: list, fields: list) -> None:
     """Store `fields` of the objects with statements that grow linearly with the batch (Django's
     bulk_update writes, for every column, a CASE with a branch per object): one object is a
     plain UPDATE; more join their new values, a VALUES list, on the primary key."""
+    if not instances:  # an empty bulk update (`[]`) changes nothing
+        return
     connection = connections[router.db_for_write(model)]
     quote, pk = connection.ops.quote_name, model._meta.pk
     if len(instances) == 1 and connection.features.can_return_columns_from_insert:

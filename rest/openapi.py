@@ -121,8 +121,12 @@ def legacy_filter_name(resource: Resource, name: str) -> str:
 def shared_parameters(version: str) -> dict:
     """Parameters many operations take, written once under components/parameters."""
     found = {
+        # The shapes here are this version's; every other version has its own document.
         "api_version": query(
-            "api_version", {"type": "string", "enum": list(versioning.SUPPORTED)}, "API version"
+            "api_version",
+            {"type": "string", "enum": [version]},
+            f"API version: {version} is described here; the server also answers "
+            f"{', '.join(v for v in versioning.SUPPORTED if v != version)}, each in its own document",
         ),
         "format": query(
             "format", {"type": "string", "enum": ["json", "api"]}, "json, or api for a readable page"

@@ -164,3 +164,13 @@ def test_a_batch_names_its_failing_items_and_writes_nothing(api, network):
         "untagged_vlan": [f"Related object not found using the provided attributes: {{'pk': {missing!r}}}"]
     }
     assert not Interface.objects.filter(name__startswith="et-dup-").exists()
+
+
+@pytest.mark.parametrize("path", ["/api/tenancy/tenants/", "/api/dcim/devices/", "/api/dcim/interfaces/"])
+def test_empty_bulk_writes_change_nothing(api, path):
+    before = Tenant.objects.count(), Device.objects.count(), Interface.objects.count()
+    assert send(api, "patch", path, []) == (200, [])
+    assert send(api, "put", path, []) == (200, [])
+    assert send(api, "post", path, []) == (201, [])
+    assert send(api, "delete", path, [])[0] == 204
+    assert (Tenant.objects.count(), Device.objects.count(), Interface.objects.count()) == before
