@@ -4,8 +4,11 @@ import orjson
 import pytest
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
-from django.test import Client
+from django.test import Client, override_settings
 
+from config.celery import app as celery_app
+from inventory.jobs.discovery import sync_jobs
+from inventory.jobs.models import Job
 from inventory.users.models import User
 from queryengine import definitions, together
 
@@ -87,6 +90,18 @@ def sample(superuser, sample_snapshot):
 @pytest.fixture
 def api(sample):
     return Api(SUPERUSER_KEY)
+
+
+@pytest.fixture
+def jobs(db):
+    """The sample jobs (tests/sample_jobs.py) installed and enabled, run in this process: {class
+    name: job}."""
+    celery_app.conf.task_always_eager = True
+    with override_settings(JOBS_MODULES=["tests.sample_jobs"]):
+        sync_jobs()
+        Job.objects.filter(module_name="tests.sample_jobs").update(enabled=True)
+        yield {j.job_class_name: j for j in Job.objects.all()}
+    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture

@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from config.celery import app as celery_app
-from inventory.jobs.discovery import sync_jobs
 from inventory.jobs.models import FileProxy, Job
 from inventory.tenancy.models import Tenant
 from inventory.users.models import ObjectPermission, Token, User
@@ -18,16 +16,6 @@ from .conftest import Api, send
 @pytest.fixture
 def api(superuser):
     return Api(Token.objects.create(user=superuser).key)
-
-
-@pytest.fixture
-def jobs(db):
-    celery_app.conf.task_always_eager = True
-    with override_settings(JOBS_MODULES=["tests.sample_jobs"]):
-        sync_jobs()
-        Job.objects.filter(module_name="tests.sample_jobs").update(enabled=True)
-        yield {j.job_class_name: j for j in Job.objects.all()}
-    celery_app.conf.task_always_eager = False
 
 
 def test_a_button_runs_its_receiver_for_an_object(api, jobs):

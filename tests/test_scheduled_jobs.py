@@ -10,12 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.test import override_settings
 from django.utils import timezone
 
-from config.celery import app as celery_app
-from inventory.jobs.discovery import sync_jobs
-from inventory.jobs.models import Job, JobResult, ScheduledJob
+from inventory.jobs.models import JobResult, ScheduledJob
 from inventory.jobs.scheduler import seconds_to_next_run, start_due_jobs
 from inventory.jobs.scheduling import START_TIME_TOO_EARLY, next_run
 from inventory.users.models import Token
@@ -28,16 +25,6 @@ UTC = datetime.UTC
 @pytest.fixture
 def api(superuser):
     return Api(Token.objects.create(user=superuser).key)
-
-
-@pytest.fixture
-def jobs(db):
-    celery_app.conf.task_always_eager = True
-    with override_settings(JOBS_MODULES=["tests.sample_jobs"]):
-        sync_jobs()
-        Job.objects.filter(module_name="tests.sample_jobs").update(enabled=True)
-        yield {j.job_class_name: j for j in Job.objects.all()}
-    celery_app.conf.task_always_eager = False
 
 
 def later(**delta) -> str:
