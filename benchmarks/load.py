@@ -7,7 +7,7 @@ Each client loops over a weighted mix: lists at depth 0-2, filtered lists, detai
 queries, single POST/PATCH/DELETE, bulk create + bulk delete, and address allocations from one
 shared prefix. Reported: requests/s, p50/p99 per kind, every status >= 500 (the target is none;
 503 with Retry-After is the embedded database asking a writer to come back) and the workers'
-memory at start, once warmed up and at the end.
+memory at start, every minute and at the end.
 """
 
 from __future__ import annotations
@@ -181,20 +181,25 @@ def main() -> None:
                     statuses.update(got)
                     failures.update(f"{kind} {s}" for s in got if s >= 500)
 
-        # Memory once the workers have compiled what the mix asks for (a fifth of the run, at most
-        # a minute in): growth after that point is what a leak would show.
-        warmed: list = []
-        sampler = threading.Timer(
-            min(60.0, options.minutes * 12), lambda: warmed.extend(worker_memory(master))
-        )
-        sampler.start()
+        # Memory every minute: once the workers have compiled what the mix asks for, growth is
+        # what a leak would show, so the series should level off.
+        samples: list[tuple[float, list[int]]] = []
+        sampling = threading.Event()
+
+        def sample_memory() -> None:
+            while not sampling.wait(60.0):
+                samples.append(((time.monotonic() - started) / 60, worker_memory(master)))
+
+        sampler = threading.Thread(target=sample_memory, daemon=True)
         started = time.monotonic()
+        sampler.start()
         threads = [threading.Thread(target=run_client, args=(i,)) for i in range(options.clients)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         elapsed = time.monotonic() - started
+        sampling.set()
         memory_at_end = worker_memory(master)
     finally:
         master.terminate()
@@ -213,7 +218,9 @@ def main() -> None:
             print(f"  {kind:<16} {len(taken):>7} {statistics.median(taken):>8.1f} {p99:>8.1f}")
     print(f"  statuses: {dict(sorted(statuses.items()))}")
     print(f"  responses >= 500: {sum(failures.values())} {dict(failures) if failures else ''}")
-    print(f"  worker memory (MiB): start {memory_at_start}, warmed {warmed}, end {memory_at_end}")
+    print(f"  worker memory (MiB): start {memory_at_start}, end {memory_at_end}")
+    for minute, sizes in samples:
+        print(f"    minute {minute:5.1f}: {sizes}")
 
 
 if __name__ == "__main__":

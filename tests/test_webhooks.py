@@ -104,8 +104,15 @@ def test_a_create_is_delivered_signed_with_the_reference_payload(
     assert body["snapshots"]["prechange"] is None and body["snapshots"]["postchange"]["description"] == "d"
     [record] = api.json("/api/extras/object-changes/", {"changed_object_id": tenant["id"]})["results"]
     assert body["request_id"] == record["request_id"]
+    # The object as the API shows it, as the reference sends it, though the record is kept
+    # without that shape by default.
+    assert record["object_data_v2"] is None
+    assert body["data"]["object_type"] == "tenancy.tenant" and body["data"]["display"] == "hooked"
+    assert body["data"]["url"] == f"/api/tenancy/tenants/{tenant['id']}/"
+    assert body["snapshots"]["postchange"] == body["data"]
 
 
+@override_settings(CHANGELOG_OBJECT_DATA_V2=True)
 def test_bulk_writes_send_one_request_per_object_and_only_the_chosen_events(
     api, webhook, receiver, django_capture_on_commit_callbacks
 ):
@@ -121,6 +128,14 @@ def test_bulk_writes_send_one_request_per_object_and_only_the_chosen_events(
     assert status == 200 and len(receiver.received) == 6
     update = orjson.loads(receiver.received[-1]["body"])
     assert update["event"] == "updated" and update["snapshots"]["differences"]["added"]["description"] == "x"
+    snapshots = update["snapshots"]
+    assert snapshots["prechange"]["description"] == "" and snapshots["postchange"]["description"] == "x"
+    assert snapshots["prechange"]["url"] == snapshots["postchange"]["url"] == update["data"]["url"]
+    assert snapshots["differences"]["removed"] == {"description": ""}  # last_updated is left out
+    [record] = api.json(
+        "/api/extras/object-changes/", {"changed_object_id": created[-1]["id"], "action": "update"}
+    )["results"]
+    assert update["data"] == record["object_data_v2"]
     with django_capture_on_commit_callbacks(execute=True):
         status, _ = send(api, "delete", "/api/tenancy/tenants/", [{"id": t["id"]} for t in created])
     assert status == 204 and len(receiver.received) == 6  # deletes were not chosen

@@ -20,7 +20,7 @@ from django.db import transaction
 from queryengine import changes
 from queryengine.definitions import cached, watch
 
-from .models import Webhook
+from .models import ObjectChange, Webhook
 from .templating import TemplateFailed, render
 
 log = logging.getLogger(__name__)
@@ -63,38 +63,85 @@ def enqueue(rows: list[dict], records: list[changes.Change], kinds: dict, user=N
     if not hooks:
         return
     by_type = {kind.pk: kind for kind in kinds.values()}
+    fired = [
+        (row, change, [hook for hook in hooks if hook.fires(change.action, row["changed_object_type_id"])])
+        for row, change in zip(rows, records, strict=True)
+    ]
+    fired = [(row, change, chosen) for row, change, chosen in fired if chosen]
+    if not fired:
+        return
+    # The body carries the object as the API shows it, even where records are kept without
+    # that shape (CHANGELOG_OBJECT_DATA_V2 off): read here, only for objects a hook fires on.
+    from .changelog import api_shapes  # changelog calls this module
+
+    missing = [change for row, change, _ in fired if row["object_data_v2"] is None]
+    shapes = api_shapes(missing) if missing else {}
+    earlier = prior_shapes([row for row, change, _ in fired if change.action == changes.UPDATE], rows)
     deliveries = [
         {
             "webhook": str(hook.pk),
-            "payload": payload(row, change, by_type[row["changed_object_type_id"]].model),
+            "payload": payload(
+                row,
+                change,
+                by_type[row["changed_object_type_id"]].model,
+                row["object_data_v2"] or shapes.get(str(change.pk)),
+                earlier,
+            ),
         }
-        for row, change in zip(rows, records, strict=True)
-        for hook in hooks
-        if hook.fires(change.action, row["changed_object_type_id"])
+        for row, change, chosen in fired
+        for hook in chosen
     ]
-    if deliveries:
-        transaction.on_commit(lambda: deliver.delay(deliveries))
+    transaction.on_commit(lambda: deliver.delay(deliveries))
+
+
+def prior_shapes(updates: list[dict], written: list[dict]) -> dict:
+    """Each updated object's record before this write: (API shape, plain data), the webhook's
+    prechange snapshot."""
+    if not updates:
+        return {}
+    found = (
+        ObjectChange.objects.filter(changed_object_id__in={row["changed_object_id"] for row in updates})
+        .exclude(pk__in=[row["id"] for row in written])
+        .order_by("time")
+        .values_list("changed_object_id", "object_data_v2", "object_data")
+    )
+    return {object_id: (v2, v1) for object_id, v2, v1 in found}
 
 
 def connect() -> None:
     watch(Webhook)
 
 
-def payload(row: dict, change: changes.Change, model: str) -> dict:
-    """The default body, as the reference sends it: the event, who and when, the object's
-    data and its snapshots before and after."""
+def payload(row: dict, change: changes.Change, model: str, shape: dict | None, earlier: dict) -> dict:
+    """The default body, as the reference sends it: the event, who and when, the object as the
+    API shows it (`shape`), and its snapshots before and after (in that shape where the records
+    keep it, else both plain) with a shallow difference of the two."""
+    shape = shape if shape is not None else row["object_data"]
+    prechange = postchange = None
+    if change.action == changes.UPDATE:
+        earlier_v2, earlier_v1 = earlier.get(row["changed_object_id"], (None, change.before))
+        if earlier_v2 is not None and row["object_data_v2"] is not None:
+            prechange, postchange = earlier_v2, row["object_data_v2"]
+        else:
+            prechange, postchange = earlier_v1, row["object_data"]
+    elif change.action == changes.DELETE:
+        prechange = shape
+    else:
+        postchange = shape
+    differences = None
+    if prechange and postchange:
+        differences = changes.differences(
+            {k: v for k, v in prechange.items() if k != "last_updated"},
+            {k: v for k, v in postchange.items() if k != "last_updated"},
+        )
     return {
         "event": EVENTS[change.action],
         "timestamp": row["time"].isoformat(),
         "model": model,
         "username": row["user_name"],
         "request_id": str(row["request_id"]),
-        "data": row["object_data"],
-        "snapshots": {
-            "prechange": change.before,
-            "postchange": change.after,
-            "differences": row["differences"],
-        },
+        "data": shape,
+        "snapshots": {"prechange": prechange, "postchange": postchange, "differences": differences},
     }
 
 
