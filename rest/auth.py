@@ -12,6 +12,7 @@ from django.middleware.csrf import CsrfViewMiddleware
 from inventory.users.models import Token, User
 from inventory.users.sealing import seal
 from queryengine import jsonsql
+from queryengine.definitions import cached
 from queryengine.prepared import PreparedQuery
 
 
@@ -90,11 +91,25 @@ _by_key = PreparedQuery(
 )
 
 
+# Keys this process found, with their rows, until any token or user changes anywhere
+# (queryengine.definitions; inventory.users watches both). Unknown keys are never kept, and the
+# number kept is bounded.
+KEPT_TOKENS = 1000
+
+
 def token_for(key: str) -> Token | None:
-    rows = _by_key.rows(key)
-    if not rows:
-        return None
+    known = cached("tokens", dict)
+    row = known.get(key)
+    if row is None:
+        rows = _by_key.rows(key)
+        if not rows:
+            return None
+        row = rows[0]
+        if len(known) >= KEPT_TOKENS:
+            known.clear()
+        known[key] = row
+    # Built afresh for each request: a user object caches its permissions as it is asked.
     alias, split = Token._default_manager.db, len(_TOKEN_FIELDS)
-    token = Token.from_db(alias, _TOKEN_FIELDS, rows[0][:split])
-    token.user = User.from_db(alias, _USER_FIELDS, rows[0][split:])
+    token = Token.from_db(alias, _TOKEN_FIELDS, row[:split])
+    token.user = User.from_db(alias, _USER_FIELDS, row[split:])
     return token

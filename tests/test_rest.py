@@ -4,7 +4,8 @@ import datetime
 
 import orjson
 import pytest
-from django.test.utils import override_settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 
 from inventory.dcim.models import Location
@@ -235,6 +236,25 @@ class TestAuthentication:
     def test_inactive_user(self, sample, superuser):
         token = Token.objects.create(user=User.objects.create_user("gone", is_active=False))
         assert Api(token.key).json(LOCATIONS, status=403) == {"detail": "User inactive or deleted."}
+
+    def test_a_kept_token_is_read_again_once_it_or_its_user_changes(self, transactional_db):
+        """Server processes keep the tokens they authenticated; a revoked token or a deactivated
+        user is refused at once (each change, committed, renews the shared definitions token)."""
+        user = User.objects.create_user("automation", is_superuser=True)
+        token = Token.objects.create(user=user)
+        client = Api(token.key)
+        client.json("/api/tenancy/tenants/")
+        with CaptureQueriesContext(connection) as queries:
+            client.json("/api/tenancy/tenants/")
+        assert not [q for q in queries if "users_token" in q["sql"]]  # kept from the first request
+        user.is_active = False
+        user.save()
+        assert client.json("/api/tenancy/tenants/", status=403) == {"detail": "User inactive or deleted."}
+        user.is_active = True
+        user.save()
+        client.json("/api/tenancy/tenants/")
+        token.delete()
+        assert client.json("/api/tenancy/tenants/", status=403) == {"detail": "Invalid token"}
 
     def test_token_user_is_the_whole_user(self, sample, superuser):
         """The user read with the token carries what permission checks and later reads need."""
