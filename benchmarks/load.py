@@ -110,11 +110,15 @@ def one_round(client: Client, kind: str, shared: dict, rng: random.Random) -> li
     raise ValueError(kind)
 
 
+def workers(master: subprocess.Popen) -> set[str]:
+    found = subprocess.run(["pgrep", "-P", str(master.pid)], capture_output=True, text=True)
+    return set(found.stdout.split())
+
+
 def worker_memory(master: subprocess.Popen) -> list[int]:
     """Resident memory (MiB) of each gunicorn worker."""
-    found = subprocess.run(["pgrep", "-P", str(master.pid)], capture_output=True, text=True)
     sizes = []
-    for pid in found.stdout.split():
+    for pid in workers(master):
         try:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -145,8 +149,12 @@ def main() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     gunicorn = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "-b", f"127.0.0.1:{port}"]
+    # Workers are not recycled during the run (WEB_MAX_REQUESTS, gunicorn.conf.py), so the
+    # memory series shows whether a worker's own memory levels off.
     master = subprocess.Popen(
-        [*gunicorn, "-w", str(options.workers), "--log-level", "warning"], cwd=ROOT, env=os.environ.copy()
+        [*gunicorn, "-w", str(options.workers), "--log-level", "warning"],
+        cwd=ROOT,
+        env={**os.environ, "WEB_MAX_REQUESTS": "0"},
     )
     try:
         probe = Client(port)
@@ -159,7 +167,7 @@ def main() -> None:
         if status != 201:  # left by an earlier run
             body = probe.call("GET", f"/api/ipam/prefixes/?prefix={pool}")[1]["results"][0]
         shared["prefix"] = body["id"]
-        memory_at_start = worker_memory(master)
+        memory_at_start, first_workers = worker_memory(master), workers(master)
         latencies: dict[str, list[float]] = defaultdict(list)
         statuses: Counter = Counter()
         failures: Counter = Counter()
@@ -200,7 +208,7 @@ def main() -> None:
             thread.join()
         elapsed = time.monotonic() - started
         sampling.set()
-        memory_at_end = worker_memory(master)
+        memory_at_end, replaced = worker_memory(master), len(first_workers - workers(master))
     finally:
         master.terminate()
         master.wait(timeout=30)
@@ -218,7 +226,9 @@ def main() -> None:
             print(f"  {kind:<16} {len(taken):>7} {statistics.median(taken):>8.1f} {p99:>8.1f}")
     print(f"  statuses: {dict(sorted(statuses.items()))}")
     print(f"  responses >= 500: {sum(failures.values())} {dict(failures) if failures else ''}")
-    print(f"  worker memory (MiB): start {memory_at_start}, end {memory_at_end}")
+    print(
+        f"  worker memory (MiB): start {memory_at_start}, end {memory_at_end}, workers replaced: {replaced}"
+    )
     for minute, sizes in samples:
         print(f"    minute {minute:5.1f}: {sizes}")
 

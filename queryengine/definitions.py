@@ -48,16 +48,19 @@ def cached(name, load: Callable):
     return value
 
 
-def watch(*models) -> None:
+def watch(*models, transactional: bool = True) -> None:
     """Any save or delete of these models' objects, or change of their many-to-many values,
-    changes the definitions."""
+    changes the definitions. With `transactional`, nothing is kept inside the transaction that
+    made the change; without, the token is only renewed, at once and on commit (for what is
+    never read inside a transaction that changes it: the tokens a request authenticates with)."""
+    receiver = changed if transactional else renewed
     for model in models:
         uid = f"definitions.{model._meta.label_lower}"
-        signals.post_save.connect(changed, sender=model, dispatch_uid=f"{uid}.saved")
-        signals.post_delete.connect(changed, sender=model, dispatch_uid=f"{uid}.deleted")
+        signals.post_save.connect(receiver, sender=model, dispatch_uid=f"{uid}.saved")
+        signals.post_delete.connect(receiver, sender=model, dispatch_uid=f"{uid}.deleted")
         for field in model._meta.many_to_many:
             through = field.remote_field.through
-            signals.m2m_changed.connect(changed, sender=through, dispatch_uid=f"{uid}.{field.name}")
+            signals.m2m_changed.connect(receiver, sender=through, dispatch_uid=f"{uid}.{field.name}")
 
 
 def forget(**_) -> None:
@@ -72,11 +75,16 @@ signals.post_migrate.connect(forget, dispatch_uid="definitions.migrated")
 
 
 def changed(using: str = DEFAULT_DB_ALIAS, **_) -> None:
-    _kept.clear()
-    _new_token()
+    renewed(using)
     connection = connections[using]
     if connection.in_atomic_block and connection.atomic_blocks:
         _changing.transaction = connection.atomic_blocks[0]
+
+
+def renewed(using: str = DEFAULT_DB_ALIAS, **_) -> None:
+    _kept.clear()
+    _new_token()
+    if connections[using].in_atomic_block:
         transaction.on_commit(_new_token, using=using)
 
 

@@ -4,6 +4,7 @@ in bulk, in the write's own transaction, and reads back through `extras/object-c
 from __future__ import annotations
 
 import datetime
+from unittest.mock import ANY
 
 import orjson
 import pytest
@@ -81,8 +82,13 @@ def test_many_to_many_values_are_recorded(api, sample):
         pytest.skip("the sample has no tenant tag")
     status, tenant = send(api, "post", "/api/tenancy/tenants/", {"name": "tagged-log", "tags": [str(tag.pk)]})
     assert status == 201
+    # Tags not written keep what the row held before (read with the row's lock).
+    status, _ = send(api, "patch", f"/api/tenancy/tenants/{tenant['id']}/", {"description": "d"})
+    described, created = changes(api, changed_object_id=tenant["id"])
+    assert described["object_data"]["tags"] == [str(tag.pk)]
+    assert described["differences"]["added"] == {"description": "d", "last_updated": ANY}
     status, _ = send(api, "patch", f"/api/tenancy/tenants/{tenant['id']}/", {"tags": []})
-    updated, created = changes(api, changed_object_id=tenant["id"])
+    updated, *_ = changes(api, changed_object_id=tenant["id"])
     assert created["object_data"]["tags"] == [str(tag.pk)]
     assert updated["differences"]["added"]["tags"] == []
     assert updated["differences"]["removed"]["tags"] == [str(tag.pk)]

@@ -14,4 +14,4 @@ class UsersConfig(AppConfig):
 
         # Server processes keep the tokens they authenticated (rest.auth): any change to a token
         # or a user, in any process, makes every process read them again.
-        watch(Token, User)
+        watch(Token, User, transactional=False)
