@@ -1,4 +1,8 @@
+import os
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import orjson
 import pytest
@@ -123,3 +127,40 @@ def fresh_cache():
 
     cache.clear()
     yield
+
+
+def run_beside_a_worker(tmp_path, script: str, timeout: float, beat: bool = False, **env_changes) -> str:
+    """Migrate a fresh SQLite database in `tmp_path`, start a real Celery worker on it (prefork,
+    one process, queue "default"; with its scheduler when `beat`), run `script` in
+    `manage.py shell` beside it and answer what the script printed."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")}
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'jobs.sqlite3'}",
+        JOBS_MODULES="tests.sample_jobs",
+        DATA_DIR=str(tmp_path),
+        **env_changes,
+    )
+    root, python = Path(__file__).resolve().parent.parent, sys.executable
+    subprocess.run([python, "manage.py", "migrate", "--verbosity", "0"], cwd=root, env=env, check=True)
+    command = [python, "-m", "celery", "-A", "config", "worker", *(["-B"] if beat else [])]
+    worker = subprocess.Popen(
+        [*command, "-Q", "default", "-c", "1", "--loglevel", "WARNING"],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        shell = subprocess.run(
+            [python, "manage.py", "shell", "-c", script],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+    assert shell.returncode == 0, shell.stderr[-2000:]
+    return shell.stdout

@@ -5,9 +5,6 @@ from __future__ import annotations
 import base64
 import os
 import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.test import override_settings
@@ -17,7 +14,7 @@ from inventory.ipam.models import VRF, IPAddress
 from inventory.jobs.discovery import sync_jobs
 from inventory.jobs.models import Job, JobResult
 
-from .conftest import send
+from .conftest import run_beside_a_worker, send
 
 TEST_MODULES = ["tests.sample_jobs"]
 
@@ -292,49 +289,7 @@ def test_a_real_worker_runs_jobs_with_time_limits(tmp_path, broker):
     """A Celery worker process (prefork, as in production) consumes from the broker and writes
     results to the database it shares with the API; a soft time limit stops a job that runs on, a
     hard one kills it and the result still says so."""
-    env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")}
-    env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path / 'jobs.sqlite3'}",
-        JOBS_MODULES="tests.sample_jobs",
-        DATA_DIR=str(tmp_path),
-        **broker,
-    )
-    root = Path(__file__).resolve().parent.parent
-    python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--verbosity", "0"], cwd=root, env=env, check=True)
-    worker = subprocess.Popen(
-        [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-Q",
-            "default",
-            "-c",
-            "1",
-            "--loglevel",
-            "WARNING",
-        ],
-        cwd=root,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        out = subprocess.run(
-            [python, "manage.py", "shell", "-c", WORKER_SCRIPT],
-            cwd=root,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        ).stdout
-    finally:
-        worker.terminate()
-        worker.wait(timeout=30)
+    out = run_beside_a_worker(tmp_path, WORKER_SCRIPT, timeout=180, **broker)
     greeted, slept, killed = [line for line in out.splitlines() if line.startswith("RESULT")]
     assert greeted.startswith("RESULT SUCCESS celery@"), out
     assert "'who': 'worker'" in greeted

@@ -4,10 +4,6 @@ tick, and a real worker with its scheduler running a one-off and a recurring job
 from __future__ import annotations
 
 import datetime
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -17,7 +13,7 @@ from inventory.jobs.scheduler import seconds_to_next_run, start_due_jobs
 from inventory.jobs.scheduling import START_TIME_TOO_EARLY, next_run
 from inventory.users.models import Token
 
-from .conftest import Api, send
+from .conftest import Api, run_beside_a_worker, send
 
 UTC = datetime.UTC
 
@@ -239,38 +235,7 @@ for scheduled in ScheduledJob.objects.order_by("name"):
 def test_a_real_worker_and_scheduler_run_scheduled_jobs(tmp_path):
     """`celery -A config worker -B`, as bin/demo runs it on the embedded broker: the scheduler
     inside it starts a one-off run at its time and an hourly one at its first time."""
-    env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")}
-    env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path / 'scheduled.sqlite3'}",
-        JOBS_MODULES="tests.sample_jobs",
-        DATA_DIR=str(tmp_path),
-        SCHEDULER_INTERVAL="1",
-    )
-    root = Path(__file__).resolve().parent.parent
-    python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--verbosity", "0"], cwd=root, env=env, check=True)
-    command = [python, "-m", "celery", "-A", "config", "worker", "-B", "-Q", "default", "-c", "1"]
-    worker = subprocess.Popen(
-        [*command, "--loglevel", "WARNING"],
-        cwd=root,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        shell = subprocess.run(
-            [python, "manage.py", "shell", "-c", WORKER_SCRIPT],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=150,
-        )
-    finally:
-        worker.terminate()
-        worker.wait(timeout=30)
-    out = shell.stdout
-    assert shell.returncode == 0, shell.stderr[-2000:]
+    out = run_beside_a_worker(tmp_path, WORKER_SCRIPT, timeout=150, beat=True, SCHEDULER_INTERVAL="1")
     hourly, once = sorted(line for line in out.splitlines() if line.startswith("RUN"))
     assert (
         once
