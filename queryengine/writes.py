@@ -381,10 +381,12 @@ class Writer:
         with self.batch(), writing_through_engine():
             return self._delete(ids)
 
+    def logging(self) -> bool:
+        return recording() and logged(self.resource.model)
+
     def snapshots(self, instances, many: set | None = None, earlier: dict | None = None) -> dict:
         """The objects' data for the change log, when one is kept."""
-        model = self.resource.model
-        return snapshots(model, instances, many, earlier) if recording() and logged(model) else {}
+        return snapshots(self.resource.model, instances, many, earlier) if self.logging() else {}
 
     def log(self, action: str, instances: list, before: dict, written: set) -> None:
         """Record the change; of the many-to-many values only those `written` are read again (the
@@ -431,8 +433,7 @@ class Writer:
         if missing:
             raise ValidationFailed([{"id": ["This field is required."]} for _ in missing])
         found = self.existing(ids)
-        earlier = locked_many(found.values())
-        before = self.snapshots(found.values(), None if earlier is None else set(), earlier)
+        before = locked_snapshots(self.resource.model, found.values()) if self.logging() else {}
         if batchable(self, items) and len(found) == len(items):  # each object once
             updated = Batch(self).update(items, found, partial)
         else:
@@ -498,7 +499,7 @@ class Writer:
         # Only the rows themselves are locked, in no order: a default ordering may join
         # nullable relations, which PostgreSQL cannot lock.
         locking = queryset.select_for_update(of=("self",)).order_by().filter(pk__in=parsed)
-        if recording() and logged(self.resource.model):
+        if self.logging():
             locking = with_many_values(locking)
         found = {str(obj.pk): obj for obj in locking} if parsed else {}
         unknown = bad + [str(pk) for pk in parsed if str(pk) not in found]
@@ -525,8 +526,10 @@ def with_many_values(queryset):
     return queryset.annotate(**arrays) if arrays else queryset
 
 
-def locked_many(instances) -> dict | None:
-    """{pk: {field: ids}} as `with_many_values` read them, or None where it did not."""
+def locked_snapshots(model, instances) -> dict:
+    """`snapshots` of objects, with the many-to-many ids `with_many_values` read beside them
+    where it did (else read now)."""
+    instances = list(instances)
     earlier = {}
     for obj in instances:
         found = {
@@ -534,10 +537,10 @@ def locked_many(instances) -> dict | None:
             for name, values in vars(obj).items()
             if name.startswith(LOCKED_MANY)
         }
-        if not found and obj._meta.many_to_many:
-            return None
+        if not found and model._meta.many_to_many:
+            return snapshots(model, instances)
         earlier[obj.pk] = found
-    return earlier
+    return snapshots(model, instances, set(), earlier)
 
 
 def delete_reporting(objects: list, user=None) -> None:
@@ -558,7 +561,7 @@ def delete_reporting(objects: list, user=None) -> None:
     for model, instances in collector.data.items():
         deleted.setdefault(model, []).extend(obj.pk for obj in instances)
         if recording() and logged(model):  # read before the rows go
-            data = snapshots(model, instances)
+            data = locked_snapshots(model, instances)
             changes += [Change(DELETE, obj, data[obj.pk], None) for obj in instances]
     for fast in collector.fast_deletes:  # deleted in bulk, unseen: only registered models matter
         if resource_for(fast.model) is not None:
