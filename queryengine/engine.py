@@ -143,9 +143,8 @@ class Prepared:
     is_mutation: bool
 
 
-@lru_cache(maxsize=2048)
-def prepare(source: str) -> Prepared:
-    """Parse, validate and compile a document once; later requests with the same text reuse it."""
+def prepare_once(source: str) -> Prepared:
+    """Parse, validate and compile a document."""
     try:
         document = parse(source)
     except GraphQLError as exc:
@@ -160,11 +159,25 @@ def prepare(source: str) -> Prepared:
     return Prepared(document, (), compile_document(GRAPHQL_SCHEMA, document), is_mutation)
 
 
+# Each process keeps what it prepared: later requests with the same text reuse it. A prepared
+# document holds its compiled plans (tens of KiB for a small one). The documents REST writes
+# come in a bounded number of shapes (values travel as variables); those clients write may
+# differ in every literal value, so fewer of them are kept (GRAPHQL_PREPARED_DOCUMENTS).
+prepare = lru_cache(maxsize=2048)(prepare_once)
+prepare_supplied = lru_cache(maxsize=settings.GRAPHQL_PREPARED_DOCUMENTS)(prepare_once)
+
+
 def run(
-    source: str, variables: dict | None, context, operation_name: str | None = None, compiled: bool = True
+    source: str,
+    variables: dict | None,
+    context,
+    operation_name: str | None = None,
+    compiled: bool = True,
+    supplied: bool = False,
 ):
-    """Execute a document; `compiled=False` forces the generic executor (used to prove equivalence)."""
-    prepared = prepare(source)
+    """Execute a document (`supplied`: written by a client); `compiled=False` forces the generic
+    executor (used to prove equivalence)."""
+    prepared = (prepare_supplied if supplied else prepare)(source)
     if prepared.errors:
         return ExecutionResult(data=None, errors=list(prepared.errors))
     if not prepared.is_mutation:

@@ -138,7 +138,7 @@ class RunQueryEndpoint(Endpoint):
         if saved is None:
             raise not_found(self.resource)
         text = orjson.loads(orjson.dumps(saved))[self.text_field]  # a compiled row is JSON text
-        result = engine.run(text, variables, request.context)
+        result = engine.run(text, variables, request.context, supplied=True)
         errors = [error.formatted for error in result.errors] if result.errors else None
         if result.data is None:
             return {"errors": errors}, 400

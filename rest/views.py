@@ -688,7 +688,9 @@ class GraphQLEndpoint(Endpoint):
         if not isinstance(body, dict) or not isinstance(body.get("query"), str):
             raise ApiError(400, {"errors": [{"message": "Must provide a query string."}]})
         variables = body.get("variables") or {}
-        result = engine.run(body["query"], variables, request.context, body.get("operationName"))
+        result = engine.run(
+            body["query"], variables, request.context, body.get("operationName"), supplied=True
+        )
         payload = {}
         if result.errors:
             payload["errors"] = [error.formatted for error in result.errors]

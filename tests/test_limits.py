@@ -79,3 +79,24 @@ def test_introspection_is_not_held_to_the_depth_limit(api, sample):
     deep = "{ devices { " + "location { " * 20 + "name" + " }" * 20 + " } }"
     status, body = graphql(api, deep)
     assert status == 400 and "nested deeper" in body["errors"][0]["message"]
+
+
+def test_client_documents_kept_prepared_are_bounded(api, sample):
+    """Documents that differ only in a literal value are each prepared; a process keeps at most
+    GRAPHQL_PREPARED_DOCUMENTS of them, apart from the documents REST writes."""
+    from django.conf import settings
+
+    from queryengine import engine
+
+    engine.prepare_supplied.cache_clear()
+    api.json("/api/tenancy/tenants/")  # a REST document
+    rest_documents = engine.prepare.cache_info().currsize
+    bound = settings.GRAPHQL_PREPARED_DOCUMENTS
+    for offset in range(bound + 10):
+        status, body = graphql(api, f"{{ tenants(limit: 1, offset: {offset}) {{ name }} }}")
+        assert status == 200, body
+    assert engine.prepare_supplied.cache_info().currsize == bound
+    assert engine.prepare.cache_info().currsize == rest_documents
+    hits = engine.prepare.cache_info().hits
+    api.json("/api/tenancy/tenants/")
+    assert engine.prepare.cache_info().hits == hits + 1  # still kept

@@ -41,14 +41,14 @@ class GraphQLQuery(SlugModel, BaseModel):
 
     def clean(self):
         """The document must parse and be valid against the service's schema (the one it runs on)."""
-        from queryengine.engine import prepare
+        from queryengine.engine import prepare_supplied
 
         super().clean()
         try:
             parse(self.query)
         except GraphQLError as error:
             raise ValidationError({"query": [str(error)]}) from None
-        errors = prepare(self.query).errors
+        errors = prepare_supplied(self.query).errors
         if errors:
             raise ValidationError({"query": [error.message for error in errors]})
 
