@@ -113,8 +113,10 @@ MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)
 GRAPHQL_MAX_ROWS = int(os.environ.get("GRAPHQL_MAX_ROWS") or 20_000)
-# Client-written documents each server process keeps prepared (queryengine.engine).
-GRAPHQL_PREPARED_DOCUMENTS = int(os.environ.get("GRAPHQL_PREPARED_DOCUMENTS") or 256)
+# Memory (estimated, MiB) each server process may hold in prepared documents: those REST writes,
+# and those clients write (queryengine.documentcache).
+PREPARED_DOCUMENTS_MIB = int(os.environ.get("PREPARED_DOCUMENTS_MIB") or 128)
+GRAPHQL_PREPARED_DOCUMENTS_MIB = int(os.environ.get("GRAPHQL_PREPARED_DOCUMENTS_MIB") or 32)
 
 # `/metrics/` answers only callers with a valid API token when set.
 METRICS_TOKEN_REQUIRED = env_bool("METRICS_TOKEN_REQUIRED", False)

@@ -4,7 +4,6 @@ or, for documents outside the compilable subset, graphql-core's generic executor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import islice
 
 from django.conf import settings
@@ -29,6 +28,7 @@ from graphql import (
 )
 
 from .compiler import Plan, compile_document
+from .documentcache import DocumentCache
 from .schema import schema
 
 GRAPHQL_SCHEMA = schema.graphql_schema
@@ -159,12 +159,12 @@ def prepare_once(source: str) -> Prepared:
     return Prepared(document, (), compile_document(GRAPHQL_SCHEMA, document), is_mutation)
 
 
-# Each process keeps what it prepared: later requests with the same text reuse it. A prepared
-# document holds its compiled plans (tens of KiB for a small one). The documents REST writes
-# come in a bounded number of shapes (values travel as variables); those clients write may
-# differ in every literal value, so fewer of them are kept (GRAPHQL_PREPARED_DOCUMENTS).
-prepare = lru_cache(maxsize=2048)(prepare_once)
-prepare_supplied = lru_cache(maxsize=settings.GRAPHQL_PREPARED_DOCUMENTS)(prepare_once)
+# Each process keeps what it prepared: later requests with the same text reuse it. The
+# documents REST writes come in a bounded number of shapes (values travel as variables); those
+# clients write may differ in every literal value, so they have a budget of their own.
+MIB = 1024 * 1024
+prepare = DocumentCache(prepare_once, settings.PREPARED_DOCUMENTS_MIB * MIB)
+prepare_supplied = DocumentCache(prepare_once, settings.GRAPHQL_PREPARED_DOCUMENTS_MIB * MIB)
 
 
 def run(

@@ -81,22 +81,39 @@ def test_introspection_is_not_held_to_the_depth_limit(api, sample):
     assert status == 400 and "nested deeper" in body["errors"][0]["message"]
 
 
-def test_client_documents_kept_prepared_are_bounded(api, sample):
-    """Documents that differ only in a literal value are each prepared; a process keeps at most
-    GRAPHQL_PREPARED_DOCUMENTS of them, apart from the documents REST writes."""
-    from django.conf import settings
-
+def test_client_documents_kept_prepared_are_bounded(api, sample, monkeypatch):
+    """Documents that differ only in a literal value are each prepared; a process keeps them
+    within GRAPHQL_PREPARED_DOCUMENTS_MIB, apart from the documents REST writes."""
     from queryengine import engine
+    from queryengine.documentcache import estimated_cost
 
-    engine.prepare_supplied.cache_clear()
+    supplied = engine.prepare_supplied
+    supplied.clear()
     api.json("/api/tenancy/tenants/")  # a REST document
-    rest_documents = engine.prepare.cache_info().currsize
-    bound = settings.GRAPHQL_PREPARED_DOCUMENTS
-    for offset in range(bound + 10):
-        status, body = graphql(api, f"{{ tenants(limit: 1, offset: {offset}) {{ name }} }}")
+    rest_documents = len(engine.prepare)
+    texts = [f"{{ tenants(limit: 1, offset: {offset}) {{ name }} }}" for offset in range(15)]
+    monkeypatch.setattr(supplied, "budget", sum(estimated_cost(t) for t in texts[-10:]))
+    for text in texts:
+        status, body = graphql(api, text)
         assert status == 200, body
-    assert engine.prepare_supplied.cache_info().currsize == bound
-    assert engine.prepare.cache_info().currsize == rest_documents
-    hits = engine.prepare.cache_info().hits
+    assert list(supplied.kept) == texts[-10:] and supplied.used <= supplied.budget
+    assert len(engine.prepare) == rest_documents
+    hits = engine.prepare.hits
     api.json("/api/tenancy/tenants/")
-    assert engine.prepare.cache_info().hits == hits + 1  # still kept
+    assert engine.prepare.hits == hits + 1  # still kept
+
+
+def test_a_deep_document_takes_the_room_of_many_small_ones():
+    from queryengine.documentcache import DocumentCache, estimated_cost
+
+    small = [f"{{ a{i} }}" for i in range(8)]
+    deep = "{ " + "x" * 800 + " }"  # as much room as three or four small ones
+    cache = DocumentCache(lambda source: object(), sum(map(estimated_cost, small)))
+    for text in small:
+        cache(text)
+    assert len(cache) == 8
+    cache(small[0])  # used again: the least recently used is now small[1]
+    cache(deep)
+    kept = list(cache.kept)
+    assert kept[-2:] == [small[0], deep] and small[1] not in kept and small[7] in kept
+    assert cache.used == sum(map(estimated_cost, kept)) <= cache.budget
