@@ -12,7 +12,7 @@ from inventory.extras.models import ConfigContext, DynamicGroup, Status
 from inventory.tenancy.models import Tenant
 
 from .builders import build_sample
-from .conftest import send
+from .conftest import request_statements, send
 
 GROUPS = "/api/extras/dynamic-groups/"
 MEMBERSHIPS = "/api/extras/dynamic-group-memberships/"
@@ -317,7 +317,7 @@ def test_a_page_renders_group_contexts_in_constant_queries(api, sample, superuse
             rows = api.json("/api/dcim/devices/", {"include": "config_context", "limit": 1000})["results"]
         hits = {row["name"] for row in rows if row["config_context"].get("hit")}
         assert hits and all(name is None or name.startswith("leaf1") for name in hits)
-        return len(captured)
+        return len(request_statements(captured))
 
     def with_groups(suffix: str) -> None:
         active = filter_group(api, f"active{suffix}", {"status": ["Active"]})

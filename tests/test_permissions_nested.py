@@ -16,7 +16,7 @@ from queryengine import engine, query
 from queryengine.schema import RequestContext
 
 from .builders import SUPERUSER_KEY, build_sample
-from .conftest import Api
+from .conftest import Api, request_statements
 from .test_permissions import account, grant, graphql
 
 # What a location's and a device's other related objects need, so only the tested ones differ.
@@ -170,7 +170,7 @@ def _permissions(*names):
 def _statements(api, params) -> list[str]:
     with CaptureQueriesContext(connection) as queries:
         api.json("/api/dcim/devices/", params)
-    return [q["sql"] for q in queries.captured_queries]
+    return request_statements(queries)
 
 
 def test_superuser_sql_is_unchanged_and_constrained_counts_are_flat(sample, superuser, monkeypatch):
