@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.postgres.expressions import ArraySubquery
 from django.core.exceptions import FieldError, ValidationError
-from django.db import connection, models
+from django.db import connections, models
 from django.db.models import OuterRef, ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
 
@@ -515,7 +515,7 @@ def with_many_values(queryset):
     """The rows with their many-to-many ids, read in the same statement where the database
     can gather them into an array (PostgreSQL): the change log's snapshot before an update
     costs no query of its own."""
-    if queryset.db != "default" or connection.vendor != "postgresql":
+    if connections[queryset.db].vendor != "postgresql":
         return queryset
     model = queryset.model
     arrays = {}
