@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from functools import cache
 
 from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, FieldError, ValidationError
 from django.db import connections, models, router
@@ -535,13 +536,18 @@ def update_one(model, instance, fields: list, connection) -> None:
         row = cursor.fetchone()
     if row is None or getattr(model, "write_batch", None) is not None:
         return
-    # The converters of the same columns read with values_list: the values compare equal.
-    compiler = model._base_manager.values_list(*(f.attname for f in columns)).query.get_compiler(
-        connection.alias
-    )
-    compiler.as_sql()
-    converters = compiler.get_converters([column for column, _, _ in compiler.select])
+    compiler, converters = row_converters(model, connection.alias)
     instance.stored_row = next(iter(compiler.apply_converters([row], converters))) if converters else row
+
+
+@cache
+def row_converters(model, alias: str) -> tuple:
+    """The converters of every column read with values_list, so that a returned row compares
+    equal to a row read: compiled once per model and database."""
+    columns = [field.attname for field in model._meta.concrete_fields]
+    compiler = model._base_manager.values_list(*columns).query.get_compiler(alias)
+    compiler.as_sql()
+    return compiler, compiler.get_converters([column for column, _, _ in compiler.select])
 
 
 def clash_message(instance, model_class, constraint) -> ValidationError:

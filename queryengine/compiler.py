@@ -626,13 +626,13 @@ class RootPlan:
         viewer = context.viewer()
         viewer.prime(plan.inside)
         if self.kind in ("create", "update"):
-            # Written objects are read back through the plan, in input order. New objects have no
-            # many-to-many values but those the write set: the others need no query.
+            # Written objects are read back through the plan, in input order. Many-to-many values
+            # the write knows to be empty need no query.
             written, writer = perform_with_writer(self.kind, self.resource, context, arguments)
             for obj in written:
                 if hasattr(obj, "stored_row"):
                     context.stored_rows[(self.resource.model, str(obj.pk))] = obj.stored_row
-            empty = set(plan.many_lists) - writer.many_written if self.kind == "create" else set()
+            empty = writer.known_empty(plan.many_lists, written, self.kind == "create")
             ids = {str(obj.pk) for obj in written}
             loaded = plan.load(ids, context.base_url, viewer, narrow=False, empty=empty)
             return [orjson.Fragment(loaded[str(obj.pk)]) for obj in written]

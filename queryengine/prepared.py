@@ -7,6 +7,7 @@ every request; a query holding one caller's permissions is compiled for that req
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import psycopg
 from django.db import connections
@@ -20,8 +21,9 @@ class PreparedQuery:
     once per database: a plan's JSON expressions are hundreds of nodes Django would otherwise
     resolve and compile on every request."""
 
-    def __init__(self, model, make_queryset, parameter=jsonsql.ids_parameter):
+    def __init__(self, model, make_queryset, parameter=jsonsql.ids_parameter, binary: bool = True):
         self.model = model
+        self.binary = binary  # PostgreSQL's binary format (plans' JSON texts); text for model rows
         self.make_queryset = make_queryset  # called on first use, when the plan is complete
         self.parameter = parameter  # (connection, value) -> what the database is sent for the slot
         self.compiled: dict[str, tuple] = {}  # database alias -> (sql, params, converters, compiler)
@@ -39,7 +41,7 @@ class PreparedQuery:
                 self.compiled[connection.alias] = compiled
         sql, params, converters, compiler = compiled
         value = self.parameter(connection, value)
-        rows = fetch_all(connection, sql, [value if p is jsonsql.SLOT else p for p in params])
+        rows = fetch_all(connection, sql, [value if p is jsonsql.SLOT else p for p in params], self.binary)
         return list(compiler.apply_converters(rows, converters)) if converters else rows
 
 
@@ -50,20 +52,28 @@ def _compiled(queryset, connection) -> tuple:
     return sql, params, converters, compiler
 
 
-def fetch_all(connection, sql: str, params: list) -> list:
-    """Every row of a query. PostgreSQL sends them in binary format, in which bytea (JsonBytes)
-    arrives as the bytes themselves instead of as hexadecimal text; Django's cursors bind
-    parameters client-side and so read text only."""
+def fetch_all(connection, sql: str, params: list, binary: bool = True) -> list:
+    """Every row of a query. In PostgreSQL's binary format bytea (JsonBytes) arrives as the bytes
+    themselves instead of as hexadecimal text; Django's cursors bind parameters client-side and
+    so read text only."""
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
+    with bound_cursor(connection, sql) as cursor:
+        cursor.execute(sql, params, binary=binary)
+        return cursor.fetchall()
+
+
+@contextmanager
+def bound_cursor(connection, sql: str):
+    """A PostgreSQL cursor whose parameters the server binds, so that a statement run often is
+    planned once per connection (psycopg prepares it); recorded as Django's debug cursor records
+    statements (DEBUG, statement-count tests)."""
     connection.ensure_connection()
     start = time.monotonic()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         cursor.adapters.register_dumper(str, StrDumper)  # typed text, as Django's SQL expects
-        cursor.execute(sql, params, binary=True)
-        rows = cursor.fetchall()
-    if connection.queries_logged:  # what Django's debug cursor records (DEBUG, query-count tests)
+        yield cursor
+    if connection.queries_logged:
         connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
-    return rows

@@ -11,7 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.contrib.postgres.expressions import ArraySubquery
 from django.core.exceptions import FieldError, ValidationError
 from django.db import connections, models
-from django.db.models import OuterRef, ProtectedError, RestrictedError
+from django.db.models import F, OuterRef, ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
 
 from .batches import Batch, batchable, prepare_batch
@@ -28,7 +28,9 @@ from .changes import (
     writing_through_engine,
 )
 from .errors import Conflict, NotFound, ValidationFailed
+from .jsonsql import IdIn
 from .permissions import within as narrowed
+from .prepared import PreparedQuery
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -381,6 +383,17 @@ class Writer:
         with self.batch(), writing_through_engine():
             return self._delete(ids)
 
+    def known_empty(self, names, instances: list, created: bool) -> set[str]:
+        """Of the many-to-many fields `names`, those with no members on any of `instances`, as
+        far as the write knows: those it did not set, for new objects, or for locked objects
+        that had none when locked."""
+        names = set(names) - self.many_written
+        if created:
+            return names
+        return {
+            name for name in names if all(getattr(obj, LOCKED_MANY + name, None) == [] for obj in instances)
+        }
+
     def logging(self) -> bool:
         return recording() and logged(self.resource.model)
 
@@ -491,17 +504,20 @@ class Writer:
                 parsed.append(uuid.UUID(str(value)))
             except ValueError:
                 bad.append(str(value))
-        queryset = self.resource.model._default_manager.all()
-        if self.resource.scope is not None:
-            queryset = self.resource.scope(queryset, self.user)
-        if self.within:
-            queryset = narrowed(queryset, self.within)
-        # Only the rows themselves are locked, in no order: a default ordering may join
-        # nullable relations, which PostgreSQL cannot lock.
-        locking = queryset.select_for_update(of=("self",)).order_by().filter(pk__in=parsed)
-        if self.logging():
-            locking = with_many_values(locking)
-        found = {str(obj.pk): obj for obj in locking} if parsed else {}
+        model = self.resource.model
+        scoped = None
+        if self.resource.scope is not None or self.within:
+            scoped = model._default_manager.all()
+            if self.resource.scope is not None:
+                scoped = self.resource.scope(scoped, self.user)
+            if self.within:
+                scoped = narrowed(scoped, self.within)
+        logging = self.logging()
+        locking = lock_query(model, logging)
+        if scoped is not None:  # this caller's scope: compiled for this request alone
+            scoped = locked_rows(scoped, logging)
+        rows = locking.rows([str(pk) for pk in parsed], scoped) if parsed else []
+        found = {str(obj.pk): obj for obj in locked_objects(model, rows)}
         unknown = bad + [str(pk) for pk in parsed if str(pk) not in found]
         if unknown:
             raise NotFound(f"No {self.resource.verbose_name} matches the given query: {', '.join(unknown)}")
@@ -509,6 +525,47 @@ class Writer:
 
 
 LOCKED_MANY = "_locked_many_"
+_LOCK_QUERIES: dict[tuple, PreparedQuery] = {}
+
+
+def lock_query(model, with_many: bool) -> PreparedQuery:
+    """The rows an update or delete locks, by id: compiled once per model, since every single
+    write runs it. Read in text format, which Django's converters expect."""
+    key = (model, with_many)
+    if key not in _LOCK_QUERIES:
+        _LOCK_QUERIES[key] = PreparedQuery(
+            model, lambda: locked_rows(model._default_manager.all(), with_many), binary=False
+        )
+    return _LOCK_QUERIES[key]
+
+
+def locked_rows(queryset, with_many: bool):
+    """Every column of the rows with ids in the prepared slot, locked (and, `with_many`, their
+    many-to-many ids). Only the rows themselves are locked, in no order: a default ordering may
+    join nullable relations, which PostgreSQL cannot lock."""
+    locking = queryset.select_for_update(of=("self",)).order_by().filter(IdIn(F("pk")))
+    many = []
+    if with_many:
+        locking = with_many_values(locking)
+        many = [name for name in locking.query.annotations if name.startswith(LOCKED_MANY)]
+    return locking.values_list(*_attnames(queryset.model), *many)
+
+
+def _attnames(model) -> list[str]:
+    return [field.attname for field in model._meta.concrete_fields]
+
+
+def locked_objects(model, rows: list) -> list:
+    """Instances built from `locked_rows`, with the many-to-many ids where they were read beside."""
+    names = _attnames(model)
+    arrays = [LOCKED_MANY + field.name for field in model._meta.many_to_many]
+    objects = []
+    for row in rows:
+        obj = model.from_db(model._default_manager.db, names, row[: len(names)])
+        for name, values in zip(arrays, row[len(names) :], strict=False):  # none where not gathered
+            setattr(obj, name, values)
+        objects.append(obj)
+    return objects
 
 
 def with_many_values(queryset):

@@ -19,8 +19,10 @@ from django.db import connection
 from django.db.models import CharField, DateTimeField, JSONField, TextField
 from django.db.models.signals import pre_delete
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from queryengine import changes
+from queryengine.prepared import bound_cursor
 from queryengine.registry import resource_for, resources
 
 from . import webhooks
@@ -73,6 +75,8 @@ def store(records: list[changes.Change], user, context: changes.ChangeContext) -
     ]
     if connection.vendor == "postgresql" and len(rows) > 1:
         copy_rows(rows)
+    elif connection.vendor == "postgresql":
+        insert_row(rows[0])
     else:
         ObjectChange.objects.bulk_create([ObjectChange(**row) for row in rows], batch_size=500)
     for listener in RECORDED:
@@ -113,6 +117,29 @@ def copy_rows(rows: list[dict]) -> None:
     columns = ", ".join(connection.ops.quote_name(column) for _, column, _ in varying + shared)
     with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
         copy.write("\n".join(lines) + "\n")
+
+
+INSERTED = [(f.attname, isinstance(f, JSONField)) for f in ObjectChange._meta.concrete_fields]
+INSERT = "INSERT INTO {} ({}) VALUES ({})".format(
+    ObjectChange._meta.db_table,
+    ", ".join(f.column for f in ObjectChange._meta.concrete_fields),
+    ", ".join(["%s"] * len(INSERTED)),
+)
+
+
+def json_text(value) -> str:
+    return orjson.dumps(value).decode()
+
+
+def insert_row(row: dict) -> None:
+    """One write's record, its values bound by the server: the statement is planned once per
+    connection rather than once per write, and Django builds no INSERT."""
+    params = [
+        Jsonb(row[name], dumps=json_text) if json and row[name] is not None else row[name]
+        for name, json in INSERTED
+    ]
+    with bound_cursor(connection, INSERT) as cursor:
+        cursor.execute(INSERT, params)
 
 
 @cache

@@ -10,6 +10,7 @@ import logging
 import ssl
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
@@ -40,8 +41,9 @@ class Trigger:
         return action in self.actions and type_id in self.types
 
 
-def triggers(name: str, enabled) -> list[Trigger]:
-    """The enabled hooks of a queryset (kept between writes: queryengine.definitions)."""
+def triggers(name: str, enabled: Callable) -> list[Trigger]:
+    """The enabled hooks `enabled()` queries (kept between writes: queryengine.definitions, so
+    the query is built only when read)."""
 
     def load():
         return [
@@ -51,7 +53,7 @@ def triggers(name: str, enabled) -> list[Trigger]:
                 frozenset(action for action in EVENTS if hook.fires_on(action)),
                 getattr(hook, "job_id", None),
             )
-            for hook in enabled.prefetch_related("content_types")
+            for hook in enabled().prefetch_related("content_types")
         ]
 
     return cached(name, load)
@@ -59,7 +61,7 @@ def triggers(name: str, enabled) -> list[Trigger]:
 
 def enqueue(rows: list[dict], records: list[changes.Change], kinds: dict, user=None) -> None:
     """Queue the requests the change records call for, once the write has committed."""
-    hooks = triggers("webhooks", Webhook.objects.filter(enabled=True))
+    hooks = triggers("webhooks", lambda: Webhook.objects.filter(enabled=True))
     if not hooks:
         return
     by_type = {kind.pk: kind for kind in kinds.values()}

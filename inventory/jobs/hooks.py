@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 
 def run_job_hooks(rows: list[dict], records: list[changes.Change], kinds: dict, user) -> None:
-    hooks = triggers("job_hooks", JobHook.objects.filter(enabled=True, job__enabled=True))
+    hooks = triggers("job_hooks", lambda: JobHook.objects.filter(enabled=True, job__enabled=True))
     calls = [
         (hook.target, str(row["id"]))
         for row, change in zip(rows, records, strict=True)
