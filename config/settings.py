@@ -41,6 +41,12 @@ def database_from_url(url: str) -> dict:
         }
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
         options = dict(parse_qsl(parsed.query))
+        # Statements the engine runs with one value (an object by id, a token, a change record)
+        # are prepared on each connection (queryengine/prepared.py); Django's own statements are
+        # never prepared. DATABASE_PREPARED=0 for a connection pooler in transaction mode that
+        # cannot keep prepared statements (PgBouncer before 1.21).
+        if env_bool("DATABASE_PREPARED", True):
+            options["prepare_threshold"] = int(options.get("prepare_threshold", 5))
         if env_bool("DATABASE_POOL", True):
             options["pool"] = {
                 "min_size": 1,

@@ -10,6 +10,8 @@ plan's Python code.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import orjson
@@ -123,6 +125,20 @@ def ids_parameter(connection, ids) -> str:
     return orjson.dumps([i.replace("-", "") for i in ids]).decode()
 
 
+_ONE_ID = ContextVar("one_id", default=False)
+
+
+@contextmanager
+def one_id(one: bool = True):
+    """Compile IdIn slots for exactly one id: on PostgreSQL an equality, whose plan made once
+    serves every id (a set's plan depends on its size)."""
+    token = _ONE_ID.set(one)
+    try:
+        yield
+    finally:
+        _ONE_ID.reset(token)
+
+
 class IdIn(Func):
     """A filter: the UUID column is one of the given ids (canonical text), one parameter in all.
     Without ids it leaves a slot (SLOT) that each execution of a prepared query fills."""
@@ -137,7 +153,9 @@ class IdIn(Func):
     def as_sql(self, compiler, connection, **extra):
         sql, params = compiler.compile(self.source_expressions[0])
         integer = _integer_key(self.source_expressions[0])
-        if connection.vendor == "postgresql":
+        if connection.vendor == "postgresql" and self.ids is None and _ONE_ID.get():
+            where = f"{sql} = (%s)::{'bigint' if integer else 'uuid'}"
+        elif connection.vendor == "postgresql":
             # A set the planner need not estimate value by value (a long `= ANY(array)` costs ms to plan).
             where = f"{sql} IN (SELECT unnest(string_to_array(%s, ',')::{'bigint' if integer else 'uuid'}[]))"
         else:

@@ -110,3 +110,25 @@ def test_a_definition_changed_by_another_process_applies_once_it_says_so(client)
     cache.set(definitions.KEY, "replaced by another process", None)
     status, tenant = send(client, "post", TENANTS, {"name": "reloaded"})
     assert status == 201 and tenant["custom_fields"] == {"rack_row": "A"}
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+def test_one_object_statements_are_prepared_and_sets_of_ids_are_not(client):
+    status, tenant = send(client, "post", TENANTS, {"name": "prepared"})
+    assert status == 201, tenant
+    path = f"{TENANTS}{tenant['id']}/"
+    assert send(client, "patch", path, {"description": "once"})[0] == 200
+    assert send(client, "get", path, None)[1]["description"] == "once"
+    assert send(client, "post", TENANTS, {"name": "another"})[0] == 201
+    assert send(client, "get", f"{TENANTS}?limit=5", None)[1]["count"] == 2
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        prepared = [row[0] for row in cursor.fetchall()]
+    tenant_reads = [sql for sql in prepared if 'FROM "tenancy_tenant"' in sql]
+    # The object read back and read, and its lock: each by one id, planned once.
+    assert any("FOR UPDATE" in sql for sql in tenant_reads), prepared
+    assert any("_json" in sql and "FOR UPDATE" not in sql for sql in tenant_reads), prepared
+    assert all('"tenancy_tenant"."id" = ($' in sql for sql in tenant_reads), tenant_reads
+    assert any(sql.startswith("INSERT INTO extras_objectchange") for sql in prepared), prepared
+    # A page's rows (a set of ids) are planned for the set each time.
+    assert not any("string_to_array" in sql for sql in tenant_reads), tenant_reads

@@ -139,7 +139,7 @@ def insert_row(row: dict) -> None:
         for name, json in INSERTED
     ]
     with bound_cursor(connection, INSERT) as cursor:
-        cursor.execute(INSERT, params)
+        cursor.execute(INSERT, params, prepare=True)
 
 
 @cache
