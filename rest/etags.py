@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import contextmanager
+from functools import cache
 
 import orjson
 from django.db import connection, transaction
+from django.db.models import F
 
+from queryengine.jsonsql import IdIn
+from queryengine.prepared import PreparedQuery
 from queryengine.registry import Resource
 
 STALE = "The object has changed since it was read (its ETag no longer matches); nothing was changed."
@@ -24,15 +28,28 @@ def _columns(model) -> list[str]:
     return [field.attname for field in model._meta.concrete_fields]
 
 
+@cache
+def _stored_row(model) -> PreparedQuery:
+    """An object's stored row by id, compiled once per model (every detail read asks for it).
+    Read in text format, so the values are those values_list gives."""
+    return PreparedQuery(
+        model,
+        lambda: model._default_manager.filter(IdIn(F("pk"))).order_by().values_list(*_columns(model)),
+        binary=False,
+    )
+
+
 def current_tag(resource: Resource, pk, lock: bool = False, context=None) -> str | None:
     """The object's tag in quotes, as sent in ETag, or None if no such object exists; from the
     row as this request's write stored it, when `context` holds it."""
     row = context.stored_rows.get((resource.model, str(pk))) if context is not None else None
-    if row is None:
+    if row is None and lock:
         rows = resource.model._default_manager.filter(pk=pk)
-        if lock and connection.features.has_select_for_update:
+        if connection.features.has_select_for_update:
             rows = rows.select_for_update()
         row = rows.values_list(*_columns(resource.model)).first()
+    elif row is None:
+        row = next(iter(_stored_row(resource.model).rows([str(pk)])), None)
     if row is None:
         return None
     digest = hashlib.blake2b(orjson.dumps(row, default=str, option=orjson.OPT_SORT_KEYS), digest_size=16)
