@@ -17,9 +17,10 @@ from inventory.ipam.models import VRF
 from inventory.jobs.discovery import sync_jobs
 from inventory.jobs.models import Job
 from inventory.tenancy.models import Tenant
+from inventory.users.models import Token
 from queryengine.changes import change_context
 
-from .conftest import send
+from .conftest import Api, send
 from .test_jobs import eager  # noqa: F401 (fixture)
 
 CHANGES = "/api/extras/object-changes/"
@@ -27,6 +28,26 @@ CHANGES = "/api/extras/object-changes/"
 
 def changes(api, **filters) -> list[dict]:
     return api.json(CHANGES, {"limit": 1000, **filters})["results"]
+
+
+def test_a_deleted_user_leaves_records_with_its_name_and_no_user(api):
+    status, user = send(
+        api,
+        "post",
+        "/api/users/users/",
+        {"username": "leaver", "password": "pw-leaver-1", "is_superuser": True},
+    )
+    assert status == 201, user
+    Token.objects.create(user_id=user["id"], key="d" * 40)  # the API makes tokens for the caller only
+    leaver = Api("d" * 40)
+    status, tenant = send(leaver, "post", "/api/tenancy/tenants/", {"name": "left-behind"})
+    assert status == 201, tenant
+    [before] = changes(api, changed_object_id=tenant["id"])
+    assert before["user"]["id"] == user["id"] and before["user_name"] == "leaver"
+    assert send(api, "delete", f"/api/users/users/{user['id']}/")[0] == 204
+    [after] = changes(api, changed_object_id=tenant["id"])
+    assert after["user"] is None and after["user_name"] == "leaver"
+    assert ObjectChange.objects.filter(user_id=user["id"]).count() == 0
 
 
 def test_create_update_delete_through_rest(api, superuser):

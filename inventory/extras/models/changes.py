@@ -12,9 +12,20 @@ CHANGE_CONTEXTS = [("web", "Web"), ("job", "Job"), ("jobhook", "Job hook"), ("or
 
 
 class ObjectChange(BaseModel):
+    """The references below are kept by the application, not by the database: every row's user
+    and types are those of the write that stores it, in its transaction, and a user deleted
+    through the application still leaves its records with no user (on_delete runs in the
+    ORM). A database constraint would check each row again at commit, a quarter of what the
+    change log costs a bulk write."""
+
     time = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     # Kept when the user goes: the log still says who made the change.
     user_name = models.CharField(max_length=150, editable=False)
@@ -25,11 +36,17 @@ class ObjectChange(BaseModel):
     # Indexes cost every write a little: an object's history is found by its id alone (ids
     # are unique enough), and types are never looked up on their own.
     changed_object_type = models.ForeignKey(
-        ContentType, on_delete=models.PROTECT, related_name="+", db_index=False
+        ContentType, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
     changed_object_id = models.UUIDField(db_index=True)
     related_object_type = models.ForeignKey(
-        ContentType, on_delete=models.PROTECT, null=True, blank=True, related_name="+", db_index=False
+        ContentType,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
     )
     related_object_id = models.UUIDField(null=True, blank=True)
     object_repr = models.CharField(max_length=200, editable=False)
