@@ -4,6 +4,7 @@ in bulk, in the write's own transaction, and reads back through `extras/object-c
 from __future__ import annotations
 
 import datetime
+import uuid
 from unittest.mock import ANY
 
 import orjson
@@ -91,6 +92,11 @@ def test_a_bulk_write_shares_one_request_id_and_a_failed_one_leaves_nothing(api)
     records = changes(api, object_repr__isw="bulk-log-")
     assert len(records) == 5 and len({r["request_id"] for r in records}) == 1
     assert changes(api, request_id=records[0]["request_id"], action="create") == records
+    # Record ids lead with the time (UUIDv7): a later write's records sort after these.
+    send(api, "patch", f"/api/tenancy/tenants/{created[0]['id']}/", {"description": "later"})
+    [later] = changes(api, changed_object_id=created[0]["id"], action="update")
+    assert all(uuid.UUID(r["id"]).version == 7 for r in [*records, later])
+    assert later["id"] > max(r["id"] for r in records)
     before = ObjectChange.objects.count()
     status, _ = send(api, "post", "/api/tenancy/tenants/", [{"name": "bulk-log-new"}, {"name": "bulk-log-0"}])
     assert status == 400

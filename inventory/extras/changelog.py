@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime
 import logging
+import os
+import time
 import uuid
 from collections.abc import Callable
 from functools import cache
@@ -60,7 +62,7 @@ def store(records: list[changes.Change], user, context: changes.ChangeContext) -
             **shared,
             **related_object(change.instance),
             "object_data_v2": shapes.get(str(change.pk)),
-            "id": uuid.uuid4(),
+            "id": record_id,
             "action": change.action,
             "changed_object_type_id": kinds[type(change.instance)].pk,
             "changed_object_id": change.pk,
@@ -71,7 +73,7 @@ def store(records: list[changes.Change], user, context: changes.ChangeContext) -
                 changes.differences(before(change), change.after) if change.action == changes.UPDATE else None
             ),
         }
-        for change in records
+        for change, record_id in zip(records, record_ids(len(records)), strict=True)
     ]
     if connection.vendor == "postgresql" and len(rows) > 1:
         copy_rows(rows)
@@ -81,6 +83,19 @@ def store(records: list[changes.Change], user, context: changes.ChangeContext) -
         ObjectChange.objects.bulk_create([ObjectChange(**row) for row in rows], batch_size=500)
     for listener in RECORDED:
         listener(rows, records, kinds, signed_in)
+
+
+def record_ids(count: int) -> list[uuid.UUID]:
+    """Ids for new records, UUIDv7 (RFC 9562): the time in milliseconds leads, so the records of
+    a write go together to the end of the id index, instead of each to a page of its own that
+    the write then dirties (and logs whole after a checkpoint)."""
+    leading = (time.time_ns() // 1_000_000) << 80 | 0x7 << 76 | 0b10 << 62
+    random = os.urandom(10 * count)
+    ids = []
+    for start in range(0, 10 * count, 10):
+        bits = int.from_bytes(random[start : start + 10])
+        ids.append(uuid.UUID(int=leading | (bits >> 68) << 64 | bits & ((1 << 62) - 1)))
+    return ids
 
 
 # COPY's text format: backslash, tab, newline and carriage return are escaped; \N is null.
