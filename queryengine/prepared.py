@@ -55,6 +55,11 @@ class PreparedQuery:
         return list(compiler.apply_converters(rows, converters)) if converters else rows
 
 
+def stored_columns(model) -> list[str]:
+    """Every column of a model's rows, by attribute name: what values_list reads of a stored row."""
+    return [field.attname for field in model._meta.concrete_fields]
+
+
 def _compiled(queryset, connection) -> tuple:
     compiler = queryset.query.get_compiler(connection=connection)
     sql, params = compiler.as_sql()
@@ -63,9 +68,9 @@ def _compiled(queryset, connection) -> tuple:
 
 
 def fetch_all(connection, sql: str, params: list, binary: bool = True, prepare: bool = False) -> list:
-    """Every row of a query (on PostgreSQL, `prepare`d on the connection). In PostgreSQL's binary format bytea (JsonBytes) arrives as the bytes
-    themselves instead of as hexadecimal text; Django's cursors bind parameters client-side and
-    so read text only."""
+    """Every row of a query (on PostgreSQL, `prepare`d on the connection). In PostgreSQL's
+    binary format bytea (JsonBytes) arrives as the bytes themselves instead of as hexadecimal
+    text; Django's cursors bind parameters client-side and so read text only."""
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
@@ -76,14 +81,17 @@ def fetch_all(connection, sql: str, params: list, binary: bool = True, prepare: 
 
 
 @contextmanager
-def bound_cursor(connection, sql: str):
+def bound_cursor(connection, sql: str, typed_text: bool = True):
     """A PostgreSQL cursor whose parameters the server binds (a statement executed with
     prepare=True is planned once per connection); recorded as Django's debug cursor records
-    statements (DEBUG, statement-count tests)."""
+    statements (DEBUG, statement-count tests). Strings go as text where `typed_text` (as the
+    expressions of Django's SQL expect), else untyped, taking the type of the column they are
+    stored in (an address, say)."""
     connection.ensure_connection()
     start = time.monotonic()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.adapters.register_dumper(str, StrDumper)  # typed text, as Django's SQL expects
+        if typed_text:
+            cursor.adapters.register_dumper(str, StrDumper)
         yield cursor
     if connection.queries_logged:
         connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import cache
 
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.postgres.expressions import ArraySubquery
@@ -30,7 +31,7 @@ from .changes import (
 from .errors import Conflict, NotFound, ValidationFailed
 from .jsonsql import IdIn
 from .permissions import within as narrowed
-from .prepared import PreparedQuery
+from .prepared import PreparedQuery, stored_columns
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -525,18 +526,13 @@ class Writer:
 
 
 LOCKED_MANY = "_locked_many_"
-_LOCK_QUERIES: dict[tuple, PreparedQuery] = {}
 
 
+@cache
 def lock_query(model, with_many: bool) -> PreparedQuery:
     """The rows an update or delete locks, by id: compiled once per model, since every single
     write runs it. Read in text format, which Django's converters expect."""
-    key = (model, with_many)
-    if key not in _LOCK_QUERIES:
-        _LOCK_QUERIES[key] = PreparedQuery(
-            model, lambda: locked_rows(model._default_manager.all(), with_many), binary=False
-        )
-    return _LOCK_QUERIES[key]
+    return PreparedQuery(model, lambda: locked_rows(model._default_manager.all(), with_many), binary=False)
 
 
 def locked_rows(queryset, with_many: bool):
@@ -548,16 +544,12 @@ def locked_rows(queryset, with_many: bool):
     if with_many:
         locking = with_many_values(locking)
         many = [name for name in locking.query.annotations if name.startswith(LOCKED_MANY)]
-    return locking.values_list(*_attnames(queryset.model), *many)
-
-
-def _attnames(model) -> list[str]:
-    return [field.attname for field in model._meta.concrete_fields]
+    return locking.values_list(*stored_columns(queryset.model), *many)
 
 
 def locked_objects(model, rows: list) -> list:
     """Instances built from `locked_rows`, with the many-to-many ids where they were read beside."""
-    names = _attnames(model)
+    names = stored_columns(model)
     arrays = [LOCKED_MANY + field.name for field in model._meta.many_to_many]
     objects = []
     for row in rows:

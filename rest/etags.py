@@ -18,14 +18,10 @@ from django.db import connection, transaction
 from django.db.models import F
 
 from queryengine.jsonsql import IdIn
-from queryengine.prepared import PreparedQuery
+from queryengine.prepared import PreparedQuery, stored_columns
 from queryengine.registry import Resource
 
 STALE = "The object has changed since it was read (its ETag no longer matches); nothing was changed."
-
-
-def _columns(model) -> list[str]:
-    return [field.attname for field in model._meta.concrete_fields]
 
 
 @cache
@@ -34,7 +30,7 @@ def _stored_row(model) -> PreparedQuery:
     Read in text format, so the values are those values_list gives."""
     return PreparedQuery(
         model,
-        lambda: model._default_manager.filter(IdIn(F("pk"))).order_by().values_list(*_columns(model)),
+        lambda: model._default_manager.filter(IdIn(F("pk"))).order_by().values_list(*stored_columns(model)),
         binary=False,
     )
 
@@ -47,7 +43,7 @@ def current_tag(resource: Resource, pk, lock: bool = False, context=None) -> str
         rows = resource.model._default_manager.filter(pk=pk)
         if connection.features.has_select_for_update:
             rows = rows.select_for_update()
-        row = rows.values_list(*_columns(resource.model)).first()
+        row = rows.values_list(*stored_columns(resource.model)).first()
     elif row is None:
         row = next(iter(_stored_row(resource.model).rows([str(pk)])), None)
     if row is None:
