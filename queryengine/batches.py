@@ -16,7 +16,7 @@ from django.db import connections, models, router
 from django.db.models import Q, UniqueConstraint, prefetch_related_objects, signals
 
 from .errors import ValidationFailed
-from .prepared import bound_cursor, stored_columns
+from .prepared import compile_query, fetch_all, stored_columns
 from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, resource_for
 
 NON_FIELD = "non_field_errors"
@@ -533,14 +533,9 @@ def update_one(model, instance, fields: list, connection) -> None:
     sql = f"UPDATE {table} SET {assignments} WHERE {quote(pk.column)} = %s RETURNING {returned}"
     params = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in fields]
     params.append(pk.get_db_prep_value(instance.pk, connection))
-    if connection.vendor == "postgresql":  # the same fields' UPDATE is planned once per connection
-        with bound_cursor(connection, sql, typed_text=False) as cursor:
-            cursor.execute(sql, params, prepare=True)
-            row = cursor.fetchone()
-    else:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            row = cursor.fetchone()
+    # The same fields' UPDATE is planned once per connection; strings take their column's type.
+    rows = fetch_all(connection, sql, params, binary=False, prepare=True, typed_text=False)
+    row = rows[0] if rows else None
     if row is None or getattr(model, "write_batch", None) is not None:
         return
     compiler, converters = row_converters(model, connection.alias)
@@ -551,9 +546,10 @@ def update_one(model, instance, fields: list, connection) -> None:
 def row_converters(model, alias: str) -> tuple:
     """The converters of every column read with values_list, so that a returned row compares
     equal to a row read: compiled once per model and database."""
-    compiler = model._base_manager.values_list(*stored_columns(model)).query.get_compiler(alias)
-    compiler.as_sql()
-    return compiler, compiler.get_converters([column for column, _, _ in compiler.select])
+    _, _, converters, compiler = compile_query(
+        model._base_manager.values_list(*stored_columns(model)), connections[alias]
+    )
+    return compiler, converters
 
 
 def clash_message(instance, model_class, constraint) -> ValidationError:

@@ -45,7 +45,7 @@ class PreparedQuery:
         compiled = self.compiled.get(key) if queryset is None else None
         if compiled is None:
             with jsonsql.one_id(one):
-                compiled = _compiled(self.make_queryset() if queryset is None else queryset, connection)
+                compiled = compile_query(self.make_queryset() if queryset is None else queryset, connection)
             if queryset is None:
                 self.compiled[key] = compiled
         sql, params, converters, compiler = compiled
@@ -60,22 +60,26 @@ def stored_columns(model) -> list[str]:
     return [field.attname for field in model._meta.concrete_fields]
 
 
-def _compiled(queryset, connection) -> tuple:
+def compile_query(queryset, connection) -> tuple:
+    """(sql, params, converters, compiler) of a queryset on a connection."""
     compiler = queryset.query.get_compiler(connection=connection)
     sql, params = compiler.as_sql()
     converters = compiler.get_converters([column for column, _, _ in compiler.select])
     return sql, params, converters, compiler
 
 
-def fetch_all(connection, sql: str, params: list, binary: bool = True, prepare: bool = False) -> list:
-    """Every row of a query (on PostgreSQL, `prepare`d on the connection). In PostgreSQL's
-    binary format bytea (JsonBytes) arrives as the bytes themselves instead of as hexadecimal
-    text; Django's cursors bind parameters client-side and so read text only."""
+def fetch_all(
+    connection, sql: str, params: list, binary: bool = True, prepare: bool = False, typed_text: bool = True
+) -> list:
+    """Every row a statement returns (on PostgreSQL bound by the server, `prepare`d on the
+    connection, strings `typed_text` as bound_cursor says). In PostgreSQL's binary format bytea
+    (JsonBytes) arrives as the bytes themselves instead of as hexadecimal text; Django's cursors
+    bind parameters client-side and so read text only."""
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
-    with bound_cursor(connection, sql) as cursor:
+    with bound_cursor(connection, sql, typed_text) as cursor:
         cursor.execute(sql, params, binary=binary, prepare=prepare)
         return cursor.fetchall()
 
