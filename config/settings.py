@@ -169,12 +169,14 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.browser.BrowserMiddleware",  # sessions, users, messages: not for API tokens
     "inventory.extras.changelog.ChangeContextMiddleware",
     "queryengine.definitions.RequestMiddleware",  # definitions kept between writes: checked once
 ]
+
+# The admin asks for the session, authentication and message middleware by name: they are there,
+# inside config.browser.BrowserMiddleware.
+SILENCED_SYSTEM_CHECKS = ["admin.E408", "admin.E409", "admin.E410"]
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

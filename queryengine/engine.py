@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from graphql import (
     DocumentNode,
     ExecutionResult,
@@ -29,6 +29,7 @@ from graphql import (
 
 from .compiler import Plan, compile_document
 from .documentcache import DocumentCache
+from .prepared import deferring
 from .schema import schema
 
 GRAPHQL_SCHEMA = schema.graphql_schema
@@ -187,9 +188,10 @@ def run(
     # IntegrityError; run again, validation then sees the committed row and names the field.
     # The first attempt leaves unique values to the database's indexes (batches.Batch): one query
     # less per unique constraint; a clash is an IntegrityError and the next attempt names it.
+    # A change record goes to the database with the write's next statement (prepared.deferring).
     for attempt in range(CONFLICT_ATTEMPTS):
         context.first_attempt = attempt == 0
-        with transaction.atomic():
+        with transaction.atomic(), deferring(connection):
             result = _execute(prepared, variables, context, operation_name, compiled)
             if result.errors:
                 transaction.set_rollback(True)

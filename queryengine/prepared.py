@@ -11,9 +11,12 @@ from contextlib import contextmanager
 
 import psycopg
 from django.db import connections
+from psycopg.pq import TransactionStatus
 from psycopg.types.string import StrDumper
 
 from . import jsonsql
+
+INERROR = TransactionStatus.INERROR
 
 
 class PreparedQuery:
@@ -79,9 +82,93 @@ def fetch_all(
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
+    sql, params = _with_deferred(connection, sql, params)
     with bound_cursor(connection, sql, typed_text) as cursor:
         cursor.execute(sql, params, binary=binary, prepare=prepare)
         return cursor.fetchall()
+
+
+# -- statements run with the next one -------------------------------------------------------------
+# A statement whose result nobody reads (a change record) need not cost a round trip of its own:
+# inside `deferring`, on PostgreSQL, it waits for the next statement and is sent with it, as a
+# data-modifying WITH clause of that statement, or, before any other statement, alone first.
+# Every statement therefore still runs after the ones deferred before it, as if sent at once.
+_DEFERRED = "deferred_statements"  # the connection's queue: [(sql, params, table)] or None
+
+
+@contextmanager
+def deferring(connection):
+    """Statements given to `run_later` inside wait for the next statement; those still waiting
+    at the end are run then, unless the transaction is to be rolled back. Only inside an
+    atomic block: the block's COMMIT follows the end of this one."""
+    if (
+        connection.vendor != "postgresql"
+        or not connection.in_atomic_block
+        or deferred(connection) is not None
+    ):
+        yield
+        return
+    setattr(connection, _DEFERRED, [])
+    try:
+        # Django's own statements (savepoints included) run the waiting ones first.
+        with connection.execute_wrapper(_run_deferred_first):
+            yield
+        run_deferred(connection)
+    finally:
+        setattr(connection, _DEFERRED, None)
+
+
+def deferred(connection) -> list | None:
+    return getattr(connection, _DEFERRED, None)
+
+
+def run_later(connection, sql: str, params: list, table: str) -> None:
+    """Run a statement that returns nothing, on the next round trip (at once outside
+    `deferring`); `table` is the one it writes, which a statement reading it is not sent with
+    (a WITH clause's writes are not seen by its own statement)."""
+    queue = deferred(connection)
+    if queue is not None:
+        queue.append((sql, params, table))
+    elif connection.vendor == "postgresql":
+        with bound_cursor(connection, sql) as cursor:
+            cursor.execute(sql, params, prepare=True)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+
+
+def run_deferred(connection) -> None:
+    """Run the waiting statements now, each alone. After an error that aborted the transaction
+    they are dropped: they belong to the work being rolled back."""
+    queue = deferred(connection)
+    if not queue:
+        return
+    if connection.needs_rollback or connection.connection.info.transaction_status == INERROR:
+        queue.clear()
+        return
+    while queue:
+        sql, params, _ = queue.pop(0)
+        with bound_cursor(connection, sql) as cursor:
+            cursor.execute(sql, params, prepare=True)
+
+
+def _run_deferred_first(execute, sql, params, many, context):
+    run_deferred(context["connection"])
+    return execute(sql, params, many, context)
+
+
+def _with_deferred(connection, sql: str, params: list) -> tuple[str, list]:
+    """The statement with the waiting ones as WITH clauses before it, where they can go there."""
+    queue = deferred(connection)
+    if not queue:
+        return sql, params
+    if not sql.startswith(("SELECT", "UPDATE", "INSERT", "DELETE")) or any(t in sql for _, _, t in queue):
+        run_deferred(connection)
+        return sql, params
+    clauses = ", ".join(f"deferred{n} AS ({waiting})" for n, (waiting, _, _) in enumerate(queue))
+    sent = [value for _, waiting_params, _ in queue for value in waiting_params]
+    queue.clear()
+    return f"WITH {clauses} {sql}", [*sent, *params]
 
 
 @contextmanager

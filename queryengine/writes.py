@@ -61,8 +61,10 @@ class WritableField:
     target: type[models.Model] | None = None
 
 
-def writable_fields(resource: Resource, legacy: bool = False) -> list[WritableField]:
-    """The fields clients write (`legacy`: those only API 1.x shows too, such as slugs)."""
+@cache
+def writable_fields(resource: Resource, legacy: bool = False) -> tuple[WritableField, ...]:
+    """The fields clients write (`legacy`: those only API 1.x shows too, such as slugs); worked
+    out once per resource, as every write asks for them."""
     found = []
     for spec in resource.fields if legacy else resource.current_fields:
         f = spec.model_field
@@ -84,7 +86,7 @@ def writable_fields(resource: Resource, legacy: bool = False) -> list[WritableFi
             f.blank or f.null or f.has_default()
         )
         found.append(WritableField(spec.name, spec.kind, f, required, spec.target))
-    return found
+    return tuple(found)
 
 
 def _attrs_repr(attrs: dict) -> str:

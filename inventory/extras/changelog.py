@@ -24,7 +24,7 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from queryengine import changes
-from queryengine.prepared import bound_cursor
+from queryengine.prepared import run_deferred, run_later
 from queryengine.registry import resource_for, resources
 
 from . import webhooks
@@ -130,6 +130,7 @@ def copy_rows(rows: list[dict]) -> None:
     tail = "".join("\t" + _copy_value(first[name], text) for name, _, text in shared)
     lines = ["\t".join([_copy_value(row[name], text) for name, _, text in varying]) + tail for row in rows]
     columns = ", ".join(connection.ops.quote_name(column) for _, column, _ in varying + shared)
+    run_deferred(connection)  # COPY is not a statement Django runs: records waiting go first
     with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
         copy.write("\n".join(lines) + "\n")
 
@@ -148,13 +149,13 @@ def json_text(value) -> str:
 
 def insert_row(row: dict) -> None:
     """One write's record, its values bound by the server: the statement is planned once per
-    connection rather than once per write, and Django builds no INSERT."""
+    connection rather than once per write, Django builds no INSERT, and it travels with the
+    write's next statement (its read-back) instead of on a round trip of its own."""
     params = [
         Jsonb(row[name], dumps=json_text) if json and row[name] is not None else row[name]
         for name, json in INSERTED
     ]
-    with bound_cursor(connection, INSERT) as cursor:
-        cursor.execute(INSERT, params, prepare=True)
+    run_later(connection, INSERT, params, ObjectChange._meta.db_table)
 
 
 @cache
