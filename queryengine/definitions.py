@@ -12,12 +12,16 @@ may yet be rolled back. Without a usable shared cache, definitions are read ever
 
 from __future__ import annotations
 
+import functools
+import os
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
 
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
+from django.core.cache.backends.filebased import FileBasedCache
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import signals
 
@@ -103,7 +107,7 @@ def _token() -> str | None:
     if memo is not None and memo[0] is not None:
         return memo[0]
     try:
-        token = cache.get(KEY)
+        token = _shared_token()
         if token is None:
             cache.add(KEY, uuid.uuid4().hex, None)
             token = cache.get(KEY)
@@ -111,6 +115,37 @@ def _token() -> str | None:
         return None
     if memo is not None:
         memo[0] = token
+    return token
+
+
+_file_seen: tuple = (None, None)  # (the token file's identity, the token it held)
+SETTLED_NS = 1_000_000_000
+
+
+@functools.cache
+def _token_file(shared: FileBasedCache) -> str:
+    return shared._key_to_file(KEY)
+
+
+def _shared_token() -> str | None:
+    """The shared token. In the machine's file cache it is read again only once its file has
+    changed (a stat, not an open, a read and an unpickling on every request): a token is
+    written whole to a new file that replaces the old one, so a file of the same inode, time
+    and size holds the token read from it before. File times are coarse (a clock tick) and a
+    freed inode is reused, so a file written within the last second is read all the same."""
+    global _file_seen
+    shared = caches[DEFAULT_CACHE_ALIAS]
+    if not isinstance(shared, FileBasedCache):
+        return shared.get(KEY)
+    try:
+        stat = os.stat(_token_file(shared))
+    except FileNotFoundError:
+        return None
+    seen = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    if _file_seen[0] == seen and time.time_ns() - stat.st_mtime_ns > SETTLED_NS:
+        return _file_seen[1]
+    token = shared.get(KEY)  # read after the stat: never older than the file it was taken of
+    _file_seen = (seen, token)
     return token
 
 
