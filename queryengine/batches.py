@@ -351,17 +351,7 @@ class Batch:
         the database's unique indexes: a clash raises IntegrityError, and the engine runs the
         write again (engine.run), with these checks, which then name the item and field."""
         live = [(i, e) for i, e in zip(instances, errors, strict=True) if i is not None]
-        plain, other = [], []
-        for model_class, constraints in self.model().get_constraints():
-            for constraint in constraints:
-                simple = (
-                    isinstance(constraint, UniqueConstraint)
-                    and constraint.fields
-                    and not constraint.condition
-                    and not constraint.expressions
-                    and constraint.nulls_distinct is not False
-                )
-                (plain if simple else other).append((model_class, constraint))
+        plain, other = constraints_of(self.model)
         optimistic = self.optimistic(errors)
         if not optimistic:
             self.check_unique_values(plain, live)
@@ -483,6 +473,25 @@ class Batch:
             )
             for instance, _ in targets:  # reads of the new values must not see the preloaded ones
                 getattr(instance, "_prefetched_objects_cache", {}).pop(field.name, None)
+
+
+@cache
+def constraints_of(model) -> tuple[list, list]:
+    """The model's constraints as (model class, constraint) pairs: unique constraints over plain
+    fields, checked for a whole batch in one query each, and the others, checked per object.
+    Worked out once per model: every write asks."""
+    plain, other = [], []
+    for model_class, constraints in model().get_constraints():
+        for constraint in constraints:
+            simple = (
+                isinstance(constraint, UniqueConstraint)
+                and constraint.fields
+                and not constraint.condition
+                and not constraint.expressions
+                and constraint.nulls_distinct is not False
+            )
+            (plain if simple else other).append((model_class, constraint))
+    return plain, other
 
 
 def update_rows(model, instances: list, fields: list) -> None:

@@ -75,7 +75,7 @@ def fetch_all(
     connection, sql: str, params: list, binary: bool = True, prepare: bool = False, typed_text: bool = True
 ) -> list:
     """Every row a statement returns (on PostgreSQL bound by the server, `prepare`d on the
-    connection, strings `typed_text` as bound_cursor says). In PostgreSQL's binary format bytea
+    connection, strings `typed_text` as bound_execute says). In PostgreSQL's binary format bytea
     (JsonBytes) arrives as the bytes themselves instead of as hexadecimal text; Django's cursors
     bind parameters client-side and so read text only."""
     if connection.vendor != "postgresql":
@@ -83,9 +83,7 @@ def fetch_all(
             cursor.execute(sql, params)
             return cursor.fetchall()
     sql, params = _with_deferred(connection, sql, params)
-    with bound_cursor(connection, sql, typed_text) as cursor:
-        cursor.execute(sql, params, binary=binary, prepare=prepare)
-        return cursor.fetchall()
+    return bound_execute(connection, sql, params, binary=binary, prepare=prepare, typed_text=typed_text)
 
 
 # -- statements run with the next one -------------------------------------------------------------
@@ -130,8 +128,7 @@ def run_later(connection, sql: str, params: list, table: str) -> None:
     if queue is not None:
         queue.append((sql, params, table))
     elif connection.vendor == "postgresql":
-        with bound_cursor(connection, sql) as cursor:
-            cursor.execute(sql, params, prepare=True)
+        bound_execute(connection, sql, params, prepare=True, rows=False)
     else:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
@@ -148,8 +145,7 @@ def run_deferred(connection) -> None:
         return
     while queue:
         sql, params, _ = queue.pop(0)
-        with bound_cursor(connection, sql) as cursor:
-            cursor.execute(sql, params, prepare=True)
+        bound_execute(connection, sql, params, prepare=True, rows=False)
 
 
 def _run_deferred_first(execute, sql, params, many, context):
@@ -171,18 +167,44 @@ def _with_deferred(connection, sql: str, params: list) -> tuple[str, list]:
     return f"WITH {clauses} {sql}", [*sent, *params]
 
 
-@contextmanager
-def bound_cursor(connection, sql: str, typed_text: bool = True):
-    """A PostgreSQL cursor whose parameters the server binds (a statement executed with
-    prepare=True is planned once per connection); recorded as Django's debug cursor records
-    statements (DEBUG, statement-count tests). Strings go as text where `typed_text` (as the
-    expressions of Django's SQL expect), else untyped, taking the type of the column they are
-    stored in (an address, say)."""
+def bound_execute(
+    connection,
+    sql: str,
+    params: list,
+    binary: bool = False,
+    prepare: bool = False,
+    typed_text: bool = True,
+    rows: bool = True,
+) -> list | None:
+    """Run a statement on PostgreSQL with its parameters bound by the server (with `prepare`,
+    planned once per connection) and return its rows (`rows`); recorded as Django's debug
+    cursor records statements (DEBUG, statement-count tests). Strings go as text where
+    `typed_text` (as the expressions of Django's SQL expect), else untyped, taking the type of
+    the column they are stored in (an address, say)."""
     connection.ensure_connection()
     start = time.monotonic()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        if typed_text:
-            cursor.adapters.register_dumper(str, StrDumper)
-        yield cursor
+    with connection.wrap_database_errors:
+        cursor = _bound_cursor(connection, typed_text)
+        cursor.execute(sql, params, binary=binary, prepare=prepare)
+        found = cursor.fetchall() if rows else None
     if connection.queries_logged:
         connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
+    return found
+
+
+def _bound_cursor(connection, typed_text: bool) -> psycopg.Cursor:
+    """The connection's cursor for server-bound statements, one for each way of sending strings:
+    made once per database connection rather than per statement (a cursor copies the
+    connection's adapters when made, and registering the text dumper copies them again)."""
+    raw = connection.connection
+    kept = getattr(connection, "bound_cursors", None)
+    if kept is None or kept[0] is not raw:
+        kept = (raw, {})
+        connection.bound_cursors = kept
+    cursor = kept[1].get(typed_text)
+    if cursor is None or cursor.closed:
+        cursor = psycopg.Cursor(raw)
+        if typed_text:
+            cursor.adapters.register_dumper(str, StrDumper)
+        kept[1][typed_text] = cursor
+    return cursor
