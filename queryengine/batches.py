@@ -16,7 +16,7 @@ from django.db import connections, models, router
 from django.db.models import Q, UniqueConstraint, prefetch_related_objects, signals
 
 from .errors import ValidationFailed
-from .prepared import compile_query, fetch_all, stored_columns
+from .prepared import Untyped, compile_query, stored_columns, update_later
 from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, resource_for
 
 NON_FIELD = "non_field_errors"
@@ -534,21 +534,28 @@ def update_rows(model, instances: list, fields: list) -> None:
 def update_one(model, instance, fields: list, connection) -> None:
     """One object's UPDATE, which returns the row as stored (`instance.stored_row`, the values
     `values_list` of every column would read): what a write's ETag is made of, without reading
-    the row again. Not kept where the model's batch hook may change rows afterwards."""
+    the row again. Not kept where the model's batch hook may change rows afterwards. It may
+    wait for the object's read-back and travel with it (prepared.update_later)."""
     quote, pk = connection.ops.quote_name, model._meta.pk
-    table, columns = quote(model._meta.db_table), model._meta.concrete_fields
+    table, columns = model._meta.db_table, model._meta.concrete_fields
     assignments = ", ".join(f"{quote(f.column)} = %s" for f in fields)
-    returned = ", ".join(quote(f.column) for f in columns)
-    sql = f"UPDATE {table} SET {assignments} WHERE {quote(pk.column)} = %s RETURNING {returned}"
+    sql = f"UPDATE {quote(table)} SET {assignments} WHERE {quote(pk.column)} = %s"
     params = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in fields]
     params.append(pk.get_db_prep_value(instance.pk, connection))
-    # The same fields' UPDATE is planned once per connection; strings take their column's type.
-    rows = fetch_all(connection, sql, params, binary=False, prepare=True, typed_text=False)
-    row = rows[0] if rows else None
-    if row is None or getattr(model, "write_batch", None) is not None:
-        return
-    compiler, converters = row_converters(model, connection.alias)
-    instance.stored_row = next(iter(compiler.apply_converters([row], converters))) if converters else row
+    if connection.vendor == "postgresql":  # strings take their column's type (an address, say)
+        params = [Untyped(p) if isinstance(p, str) else p for p in params]
+    keep = getattr(model, "write_batch", None) is None
+
+    def received(rows: list) -> None:
+        if rows and keep:
+            compiler, converters = row_converters(model, connection.alias)
+            row = rows[0]
+            instance.stored_row = (
+                next(iter(compiler.apply_converters([row], converters))) if converters else row
+            )
+
+    returning = [quote(f.column) for f in columns]
+    update_later(connection, sql, params, (table, str(instance.pk)), returning, received)
 
 
 @cache

@@ -41,7 +41,7 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from . import jsonsql, query, together
+from . import jsonsql, prepared, query, together
 from .jsonsql import JsonText, PyText
 from .mutations import mutation_fields, perform, perform_with_writer
 from .prepared import PreparedQuery
@@ -628,13 +628,16 @@ class RootPlan:
         if self.kind in ("create", "update"):
             # Written objects are read back through the plan, in input order. Many-to-many values
             # the write knows to be empty need no query.
-            written, writer = perform_with_writer(self.kind, self.resource, context, arguments)
-            for obj in written:
-                if hasattr(obj, "stored_row"):
-                    context.stored_rows[(self.resource.model, str(obj.pk))] = obj.stored_row
+            # A single object's UPDATE may wait for its read-back and travel with it.
+            with prepared.reading_back():
+                written, writer = perform_with_writer(self.kind, self.resource, context, arguments)
             empty = writer.known_empty(plan.many_lists, written, self.kind == "create")
             ids = {str(obj.pk) for obj in written}
             loaded = plan.load(ids, context.base_url, viewer, narrow=False, empty=empty)
+            prepared.run_deferred(connections[self.resource.model._default_manager.db])
+            for obj in written:
+                if hasattr(obj, "stored_row"):
+                    context.stored_rows[(self.resource.model, str(obj.pk))] = obj.stored_row
             return [orjson.Fragment(loaded[str(obj.pk)]) for obj in written]
         # The page (filters, permissions, order, limit) is one small query for ids; the plan
         # renders exactly those rows.

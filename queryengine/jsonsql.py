@@ -26,8 +26,26 @@ TEXT = TextField()
 BASE_MARK = "\x01"
 
 
+class Literal(Value):
+    """A constant (text or an integer) written into the statement itself rather than sent as a
+    parameter: a plan's JSON texts hold dozens of constant pieces, which as parameters would be
+    typed, sent and bound again on every run of the statement."""
+
+    def as_sql(self, compiler, connection):
+        if isinstance(self.value, bool) or not isinstance(self.value, int | str):
+            return super().as_sql(compiler, connection)
+        if isinstance(self.value, int):
+            return str(self.value), []
+        quoted = "'" + self.value.replace("'", "''") + "'"
+        if connection.vendor == "postgresql":
+            if "\\" in self.value:  # read as written whatever standard_conforming_strings says
+                quoted = "E" + quoted.replace("\\", "\\\\")
+            quoted += "::text"  # as a text parameter would be typed
+        return quoted.replace("%", "%%"), []  # the driver reads the statement's placeholders
+
+
 def const(text: str) -> Value:
-    return Value(text, output_field=TEXT)
+    return Literal(text, output_field=TEXT)
 
 
 def json_const(value) -> str:

@@ -7,12 +7,15 @@ every request; a query holding one caller's permissions is compiled for that req
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 
 import psycopg
 from django.db import connections
 from psycopg.pq import TransactionStatus
-from psycopg.types.string import StrDumper
+from psycopg.types.string import StrDumper, StrDumperUnknown
 
 from . import jsonsql
 
@@ -52,9 +55,11 @@ class PreparedQuery:
             if queryset is None:
                 self.compiled[key] = compiled
         sql, params, converters, compiler = compiled
-        value = self.parameter(connection, value)
-        params = [value if p is jsonsql.SLOT else p for p in params]
-        rows = fetch_all(connection, sql, params, self.binary, prepare=one and queryset is None)
+        sent = self.parameter(connection, value)
+        params = [sent if p is jsonsql.SLOT else p for p in params]
+        # One object by the shared query: a write of that object still waiting may travel with it.
+        reads = (self.model._meta.db_table, value[0]) if one and queryset is None and self.by_ids else None
+        rows = fetch_all(connection, sql, params, self.binary, prepare=one and queryset is None, reads=reads)
         return list(compiler.apply_converters(rows, converters)) if converters else rows
 
 
@@ -72,18 +77,26 @@ def compile_query(queryset, connection) -> tuple:
 
 
 def fetch_all(
-    connection, sql: str, params: list, binary: bool = True, prepare: bool = False, typed_text: bool = True
+    connection, sql: str, params: list, binary: bool = True, prepare: bool = False, reads=None
 ) -> list:
     """Every row a statement returns (on PostgreSQL bound by the server, `prepare`d on the
-    connection, strings `typed_text` as bound_execute says). In PostgreSQL's binary format bytea
-    (JsonBytes) arrives as the bytes themselves instead of as hexadecimal text; Django's cursors
-    bind parameters client-side and so read text only."""
+    connection). In PostgreSQL's binary format bytea (JsonBytes) arrives as the bytes themselves
+    instead of as hexadecimal text; Django's cursors bind parameters client-side and so read text
+    only. `reads` is (table, id) when the statement reads that one row: a waiting UPDATE of it
+    (`update_later`) then travels with it."""
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
-    sql, params = _with_deferred(connection, sql, params)
-    return bound_execute(connection, sql, params, binary=binary, prepare=prepare, typed_text=typed_text)
+    sql, params, carried = _with_deferred(connection, sql, params, reads)
+    if carried is None:
+        return bound_execute(connection, sql, params, binary=binary, prepare=prepare)
+    # The written row's columns follow the statement's own, read as a read of the row would read
+    # them (text format: Django's loaders for JSON and addresses are text ones).
+    rows = bound_execute(connection, sql, params, prepare=prepare)
+    width = len(carried.returning)
+    carried.received([row[-width:] for row in rows])
+    return [row[:-width] for row in rows]
 
 
 # -- statements run with the next one -------------------------------------------------------------
@@ -91,7 +104,20 @@ def fetch_all(
 # inside `deferring`, on PostgreSQL, it waits for the next statement and is sent with it, as a
 # data-modifying WITH clause of that statement, or, before any other statement, alone first.
 # Every statement therefore still runs after the ones deferred before it, as if sent at once.
-_DEFERRED = "deferred_statements"  # the connection's queue: [(sql, params, table)] or None
+# The UPDATE of one object whose read-back follows (`update_later`) waits too: that read-back
+# reads the row the UPDATE returns, through a WITH clause named as the table.
+_DEFERRED = "deferred_statements"  # the connection's queue of Waiting statements, or None
+_reading_back: ContextVar[bool] = ContextVar("reading_back", default=False)
+
+
+@dataclass
+class Waiting:
+    sql: str
+    params: list
+    table: str  # the table it writes
+    returning: list[str] | None = None  # an UPDATE's columns to return, quoted
+    received: Callable | None = None  # called with those rows
+    row: tuple | None = None  # (table, id) of the one row the UPDATE writes
 
 
 @contextmanager
@@ -120,18 +146,43 @@ def deferred(connection) -> list | None:
     return getattr(connection, _DEFERRED, None)
 
 
+@contextmanager
+def reading_back():
+    """Inside, the UPDATE of one object may wait for the object's read-back through a prepared
+    query (`update_later`); the caller reads it back, then runs what still waits
+    (`run_deferred`), so that an error of the UPDATE is still the write's own."""
+    token = _reading_back.set(True)
+    try:
+        yield
+    finally:
+        _reading_back.reset(token)
+
+
 def run_later(connection, sql: str, params: list, table: str) -> None:
     """Run a statement that returns nothing, on the next round trip (at once outside
     `deferring`); `table` is the one it writes, which a statement reading it is not sent with
     (a WITH clause's writes are not seen by its own statement)."""
     queue = deferred(connection)
     if queue is not None:
-        queue.append((sql, params, table))
+        queue.append(Waiting(sql, params, table))
     elif connection.vendor == "postgresql":
         bound_execute(connection, sql, params, prepare=True, rows=False)
     else:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
+
+
+def update_later(connection, sql: str, params: list, row: tuple, returning: list[str], received) -> None:
+    """Run `UPDATE <table> SET ... WHERE <pk> = %s` of the one row `row` ((table, id)) and give
+    `received` the rows it returns (`returning`, quoted columns). Inside `deferring` and
+    `reading_back`, on PostgreSQL, it waits: the row's read-back carries it (`fetch_all`), or
+    any other statement first runs it alone; elsewhere it runs at once."""
+    waiting = Waiting(sql, params, row[0], returning, received, row)
+    queue = deferred(connection)
+    if queue is not None and _reading_back.get():
+        queue.append(waiting)
+    else:
+        _run(connection, waiting)
 
 
 def run_deferred(connection) -> None:
@@ -144,8 +195,21 @@ def run_deferred(connection) -> None:
         queue.clear()
         return
     while queue:
-        sql, params, _ = queue.pop(0)
-        bound_execute(connection, sql, params, prepare=True, rows=False)
+        _run(connection, queue.pop(0))
+
+
+def _run(connection, waiting: Waiting) -> None:
+    if waiting.returning is None:
+        bound_execute(connection, waiting.sql, waiting.params, prepare=True, rows=False)
+        return
+    sql = f"{waiting.sql} RETURNING {', '.join(waiting.returning)}"
+    if connection.vendor == "postgresql":
+        rows = bound_execute(connection, sql, waiting.params, prepare=True)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, waiting.params)
+            rows = cursor.fetchall()
+    waiting.received(rows)
 
 
 def _run_deferred_first(execute, sql, params, many, context):
@@ -153,38 +217,61 @@ def _run_deferred_first(execute, sql, params, many, context):
     return execute(sql, params, many, context)
 
 
-def _with_deferred(connection, sql: str, params: list) -> tuple[str, list]:
-    """The statement with the waiting ones as WITH clauses before it, where they can go there."""
+def _with_deferred(connection, sql: str, params: list, reads) -> tuple[str, list, Waiting | None]:
+    """The statement with the waiting ones as WITH clauses before it, where they can go there,
+    and the waiting UPDATE it carries, if any: its row's columns then follow each row's own."""
     queue = deferred(connection)
     if not queue:
-        return sql, params
-    if not sql.startswith(("SELECT", "UPDATE", "INSERT", "DELETE")) or any(t in sql for _, _, t in queue):
+        return sql, params, None
+    update = next((w for w in queue if w.row is not None and w.row == reads), None)
+    table = connection.ops.quote_name(update.table) if update is not None else None
+    if (
+        not sql.startswith(("SELECT", "UPDATE", "INSERT", "DELETE"))
+        or any(w is not update and (w.returning is not None or w.table in sql) for w in queue)
+        or (update is not None and (not sql.startswith("SELECT") or not _reads_once(sql, table)))
+    ):
         run_deferred(connection)
-        return sql, params
-    clauses = ", ".join(f"deferred{n} AS ({waiting})" for n, (waiting, _, _) in enumerate(queue))
-    sent = [value for _, waiting_params, _ in queue for value in waiting_params]
+        return sql, params, None
+    clauses, sent = [], []
+    for n, waiting in enumerate(queue):
+        if waiting is update:  # the statement's references to the table read the updated row
+            clauses.append(f"{table} AS ({waiting.sql} RETURNING *)")
+        else:
+            clauses.append(f"deferred{n} AS ({waiting.sql})")
+        sent += waiting.params
     queue.clear()
-    return f"WITH {clauses} {sql}", [*sent, *params]
+    if update is None:
+        return f"WITH {', '.join(clauses)} {sql}", [*sent, *params], None
+    columns = ", ".join(f"written.{column}" for column in update.returning)
+    return (
+        f"WITH {', '.join(clauses)} SELECT readback.*, {columns} FROM ({sql}) AS readback, {table} AS written",
+        [*sent, *params],
+        update,
+    )
+
+
+def _reads_once(sql: str, table: str) -> bool:
+    """Whether the statement reads the table in one place only (its FROM): a subquery or join of
+    the table would read the updated row alone where the WITH clause stands for the table."""
+    return sql.count(f"FROM {table}") + sql.count(f"JOIN {table}") == 1
+
+
+class Untyped(str):
+    """A string sent without a type: the server gives it the type of the column it is stored in
+    (an address, say), where the text other strings are sent as would need a cast."""
 
 
 def bound_execute(
-    connection,
-    sql: str,
-    params: list,
-    binary: bool = False,
-    prepare: bool = False,
-    typed_text: bool = True,
-    rows: bool = True,
+    connection, sql: str, params: list, binary: bool = False, prepare: bool = False, rows: bool = True
 ) -> list | None:
     """Run a statement on PostgreSQL with its parameters bound by the server (with `prepare`,
     planned once per connection) and return its rows (`rows`); recorded as Django's debug
-    cursor records statements (DEBUG, statement-count tests). Strings go as text where
-    `typed_text` (as the expressions of Django's SQL expect), else untyped, taking the type of
-    the column they are stored in (an address, say)."""
+    cursor records statements (DEBUG, statement-count tests). Strings go as text, as the
+    expressions of Django's SQL expect; Untyped ones without a type."""
     connection.ensure_connection()
     start = time.monotonic()
     with connection.wrap_database_errors:
-        cursor = _bound_cursor(connection, typed_text)
+        cursor = _bound_cursor(connection)
         cursor.execute(sql, params, binary=binary, prepare=prepare)
         found = cursor.fetchall() if rows else None
     if connection.queries_logged:
@@ -192,19 +279,15 @@ def bound_execute(
     return found
 
 
-def _bound_cursor(connection, typed_text: bool) -> psycopg.Cursor:
-    """The connection's cursor for server-bound statements, one for each way of sending strings:
-    made once per database connection rather than per statement (a cursor copies the
-    connection's adapters when made, and registering the text dumper copies them again)."""
+def _bound_cursor(connection) -> psycopg.Cursor:
+    """The connection's cursor for server-bound statements, made once per database connection
+    rather than per statement (a cursor copies the connection's adapters when made, and
+    registering its dumpers copies them again)."""
     raw = connection.connection
-    kept = getattr(connection, "bound_cursors", None)
-    if kept is None or kept[0] is not raw:
-        kept = (raw, {})
-        connection.bound_cursors = kept
-    cursor = kept[1].get(typed_text)
-    if cursor is None or cursor.closed:
-        cursor = psycopg.Cursor(raw)
-        if typed_text:
-            cursor.adapters.register_dumper(str, StrDumper)
-        kept[1][typed_text] = cursor
-    return cursor
+    kept = getattr(connection, "bound_cursor", None)
+    if kept is None or kept.connection is not raw or kept.closed:
+        kept = psycopg.Cursor(raw)
+        kept.adapters.register_dumper(str, StrDumper)
+        kept.adapters.register_dumper(Untyped, StrDumperUnknown)
+        connection.bound_cursor = kept
+    return kept

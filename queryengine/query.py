@@ -9,11 +9,11 @@ from __future__ import annotations
 from functools import cache
 
 from django.conf import settings
-from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from .filters import Filter, FilterError, apply_filters, build_filters
-from .jsonsql import IdIn, IdText
+from .jsonsql import IdIn, IdText, Literal
 from .permissions import allowed_rows, within
 from .registry import FOREIGN_KEY, SCALAR, Resource, resource_by_object_type, resource_for
 
@@ -181,13 +181,13 @@ def count_expression(resource: Resource, name: str, subset=None):
     of the objects in `subset` when given (a Viewer's)."""
     source = resource.count_source(name)
     if source is None or subset is NOTHING:
-        return Value(0, output_field=IntegerField())
+        return Literal(0, output_field=IntegerField())
     model, fk = source
     counted = model._default_manager.filter(**{fk: OuterRef("pk")})
     if subset is not None:
         counted = counted.filter(pk__in=subset)
     counted = counted.order_by().values(fk).annotate(c=Count("*")).values("c")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Literal(0, output_field=IntegerField()))
 
 
 def count_value(resource: Resource, name: str, obj, viewer=None) -> int:
