@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from inventory.extras.models import ObjectChange
 from inventory.tenancy.models import Tenant
 from inventory.users.models import Token, User
-from queryengine.prepared import deferring, fetch_all, run_later
+from queryengine.prepared import deferring, fetch_all, reading_back, run_later, update_later
 
 from .conftest import Api
 
@@ -31,7 +31,7 @@ def probe(db):
     """A table of its own per test: a statement prepared on the connection names it."""
     name = f"deferred_probe_{abs(hash(object())) % 10**8}"
     with connection.cursor() as cursor:
-        cursor.execute(f"CREATE TEMPORARY TABLE {name} (n integer)")
+        cursor.execute(f"CREATE TEMPORARY TABLE {name} (id integer, n integer)")
     return name
 
 
@@ -42,7 +42,14 @@ def stored(table: str) -> list[int]:
 
 
 def later(table: str, n: int) -> None:
-    run_later(connection, f"INSERT INTO {table} (n) VALUES (%s)", [n], table)
+    run_later(connection, f"INSERT INTO {table} (id, n) VALUES (%s, %s)", [n + 1, n], table)
+
+
+def update(table: str, n: int, into: list) -> None:
+    """The UPDATE of the probe's one row (its id is 1), its returned rows appended to `into`."""
+    update_later(
+        connection, f"UPDATE {table} SET n = %s WHERE id = %s", [n, 1], (table, "1"), ['"n"'], into.extend
+    )
 
 
 def test_outside_a_deferring_block_a_statement_runs_at_once(probe):
@@ -134,3 +141,61 @@ def test_every_record_of_a_committed_mutation_is_stored(api):
     assert body["data"] == {"first": [{"description": "1"}], "second": [{"description": "2"}]}, body
     records = ObjectChange.objects.filter(changed_object_id__in=[first.pk, second.pk])
     assert sorted(r.object_data["description"] for r in records) == ["1", "2"]
+
+
+@postgresql_only
+def test_an_update_travels_with_the_read_back_of_its_row(probe):
+    later(probe, 0)  # the row with id 1
+    returned: list = []
+    with transaction.atomic(), deferring(connection), reading_back():
+        update(probe, 9, returned)
+        assert returned == []  # it waits
+        read = f'SELECT n, n + 1 FROM "{probe}" WHERE id = %s'
+        with CaptureQueriesContext(connection) as queries:
+            rows = fetch_all(connection, read, [1], reads=(probe, "1"))
+        # The read sees the row as updated, and the UPDATE's own rows come back beside it.
+        assert rows == [(9, 10)] and returned == [(9,)]
+        assert [q["sql"][:40] for q in queries.captured_queries] == [
+            f'WITH "{probe}" AS (UPDATE {probe} SET n ='[:40]
+        ]
+
+
+@postgresql_only
+def test_an_update_runs_alone_before_any_other_statement(probe):
+    later(probe, 0)
+    returned: list = []
+    with transaction.atomic(), deferring(connection), reading_back():
+        update(probe, 4, returned)
+        # Another row's read, a read of the table in two places, and Django's own statements
+        # each run the UPDATE first.
+        assert fetch_all(connection, f'SELECT n FROM "{probe}" WHERE id = %s', [2], reads=(probe, "2")) == []
+        assert returned == [(4,)]
+        update(probe, 5, returned)
+        twice = f'SELECT a.n, (SELECT count(*) FROM "{probe}" b) FROM "{probe}" a WHERE a.id = %s'
+        assert fetch_all(connection, twice, [1], reads=(probe, "1")) == [(5, 1)]
+        assert returned == [(4,), (5,)]
+        update(probe, 6, returned)
+        assert stored(probe) == [6] and returned == [(4,), (5,), (6,)]
+
+
+def test_outside_a_read_back_an_update_runs_at_once(probe):
+    later(probe, 0)
+    returned: list = []
+    with transaction.atomic(), deferring(connection):
+        update(probe, 3, returned)
+        assert returned == [(3,)]
+    assert stored(probe) == [3]
+
+
+def test_a_patch_clashing_with_a_unique_value_names_the_field(api):
+    """The UPDATE leaves unique values to the database's indexes on a first attempt and travels
+    with the read-back: the clash surfaces there, and the write's second attempt names it."""
+    Tenant.objects.create(name="taken")
+    tenant = Tenant.objects.create(name="free")
+    response = api.client.patch(
+        f"/api/tenancy/tenants/{tenant.pk}/", b'{"name": "taken"}', content_type="application/json"
+    )
+    assert response.status_code == 400, response.content
+    assert response.json() == {"name": ["Tenant with this Name already exists."]}
+    tenant.refresh_from_db()
+    assert tenant.name == "free" and not ObjectChange.objects.filter(changed_object_id=tenant.pk).exists()
