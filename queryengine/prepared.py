@@ -181,8 +181,9 @@ def update_later(connection, sql: str, params: list, row: tuple, returning: list
     queue = deferred(connection)
     if queue is not None and _reading_back.get():
         queue.append(waiting)
-    else:
-        _run(connection, waiting)
+        return
+    run_deferred(connection)  # what waits goes first
+    _run(connection, waiting)
 
 
 def run_deferred(connection) -> None:
