@@ -21,6 +21,9 @@ CYCLES = 5
 DEVICES = 100  # created at once, each with one interface per template of its type
 PORTS = 48
 GROWTH = (1000, 5000)  # bulk PATCH sizes compared
+# Samples of each single write: a few milliseconds each, and a shared machine's slow spells move a
+# median of a few dozen by a tenth.
+SINGLE_SAMPLES = 201
 
 
 def interface_fixtures():
@@ -341,7 +344,7 @@ def bench_writes() -> None:
         def read_back(pk):
             return orjson.dumps(Tenant.objects.filter(pk=pk).values(*columns)[0], default=str)
 
-        (post, post_min), (post_floor, _) = timed_pair(single_post, floor_post, repeat=21)
+        (post, post_min), (post_floor, _) = timed_pair(single_post, floor_post, repeat=SINGLE_SAMPLES)
         row("single POST", post, post_min, f"floor {post_floor:.1f} ms: {post / post_floor:.2f}x")
         path = f"/api/tenancy/tenants/{single_post.last['id']}/"
         tenant = Tenant.objects.get(pk=single_post.last["id"])
@@ -352,15 +355,17 @@ def bench_writes() -> None:
             read_back(tenant.pk)
 
         (patch, patch_min), (patch_floor, _) = timed_pair(
-            lambda: server.ok("PATCH", path, b'{"description": "again"}'), floor_patch, repeat=21
+            lambda: server.ok("PATCH", path, b'{"description": "again"}'), floor_patch, repeat=SINGLE_SAMPLES
         )
         row("single PATCH", patch, patch_min, f"floor {patch_floor:.1f} ms: {patch / patch_floor:.2f}x")
 
         # DELETE against an in-process delete(), which checks what refers to the object alike.
-        doomed = Tenant.objects.bulk_create(Tenant(name=f"doomed-{uuid.uuid4().hex}") for _ in range(2 * 22))
+        doomed = Tenant.objects.bulk_create(
+            Tenant(name=f"doomed-{uuid.uuid4().hex}") for _ in range(2 * (SINGLE_SAMPLES + 1))
+        )
         (gone, gone_min), (gone_floor, _) = timed_pair(
             lambda: server.ok("DELETE", f"/api/tenancy/tenants/{doomed.pop().pk}/", status=204),
             lambda: doomed.pop().delete(),
-            repeat=21,
+            repeat=SINGLE_SAMPLES,
         )
         row("single DELETE", gone, gone_min, f"floor {gone_floor:.1f} ms: {gone / gone_floor:.2f}x")
