@@ -162,14 +162,12 @@ def run_later(connection, sql: str, params: list, table: str) -> None:
     """Run a statement that returns nothing, on the next round trip (at once outside
     `deferring`); `table` is the one it writes, which a statement reading it is not sent with
     (a WITH clause's writes are not seen by its own statement)."""
+    waiting = Waiting(sql, params, table)
     queue = deferred(connection)
     if queue is not None:
-        queue.append(Waiting(sql, params, table))
-    elif connection.vendor == "postgresql":
-        bound_execute(connection, sql, params, prepare=True, rows=False)
+        queue.append(waiting)
     else:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+        _run(connection, waiting)
 
 
 def update_later(connection, sql: str, params: list, row: tuple, returning: list[str], received) -> None:
@@ -200,17 +198,17 @@ def run_deferred(connection) -> None:
 
 
 def _run(connection, waiting: Waiting) -> None:
-    if waiting.returning is None:
-        bound_execute(connection, waiting.sql, waiting.params, prepare=True, rows=False)
-        return
-    sql = f"{waiting.sql} RETURNING {', '.join(waiting.returning)}"
+    """One statement alone, on either database; an UPDATE's returned rows go to `received`."""
+    returns = waiting.returning is not None
+    sql = f"{waiting.sql} RETURNING {', '.join(waiting.returning)}" if returns else waiting.sql
     if connection.vendor == "postgresql":
-        rows = bound_execute(connection, sql, waiting.params, prepare=True)
+        rows = bound_execute(connection, sql, waiting.params, prepare=True, rows=returns)
     else:
         with connection.cursor() as cursor:
             cursor.execute(sql, waiting.params)
-            rows = cursor.fetchall()
-    waiting.received(rows)
+            rows = cursor.fetchall() if returns else None
+    if returns:
+        waiting.received(rows)
 
 
 def _run_deferred_first(execute, sql, params, many, context):
