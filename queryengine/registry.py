@@ -209,6 +209,9 @@ class Resource:
     # installed counts as zero so the representation is stable as the inventory grows.
     counts: dict[str, str] = field(default_factory=dict)
     hidden: tuple[str, ...] = ()  # model fields never shown
+    # Secrets shown once, in the answer to the write that made them (a token's key), and never
+    # again: every other read shows them as null, and templates never see them.
+    shown_once: tuple[str, ...] = ()
     # name -> (type field, id field) or (type field, id field, object types it may point at):
     # with its targets named, a generic relation nests like a foreign key at depth > 0.
     generic: dict[str, tuple] = field(default_factory=dict)
