@@ -6,6 +6,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.test import Client, override_settings
@@ -18,6 +19,10 @@ from queryengine import definitions, together
 
 from .builders import SUPERUSER_KEY, build_sample
 from .snapshot import Snapshot
+
+# Servers the tests start (gunicorn, Celery workers) refuse to run without a SECRET_KEY in their
+# environment: they get this process's, so what one seals the others can read.
+os.environ.setdefault("SECRET_KEY", django_settings.SECRET_KEY)
 
 
 class Api:
