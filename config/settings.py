@@ -110,11 +110,18 @@ CHANGELOG_ENABLED = os.environ.get("CHANGELOG_ENABLED", "1") != "0"
 CHANGELOG_OBJECT_DATA_V2 = os.environ.get("CHANGELOG_OBJECT_DATA_V2", "0") == "1"
 # Change records older than this many days are purged by the "Purge the change log" job (0: never).
 CHANGELOG_RETENTION_DAYS = int(os.environ.get("CHANGELOG_RETENTION_DAYS") or 90)
-# Webhook requests: seconds to wait for the receiver, and failed requests retried this many
-# times, the first after WEBHOOK_RETRY_DELAY seconds, each next after twice as long.
+# Webhook requests: seconds to wait for the receiver (to connect, for each read, and for its whole
+# answer), and failed requests retried this many times, the first after WEBHOOK_RETRY_DELAY
+# seconds, each next after twice as long.
 WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT") or 10)
 WEBHOOK_RETRIES = int(os.environ.get("WEBHOOK_RETRIES") or 5)
 WEBHOOK_RETRY_DELAY = float(os.environ.get("WEBHOOK_RETRY_DELAY") or 10)
+# Comma-separated CIDRs: webhooks may also send to these non-public networks (internal receivers);
+# never to WEBHOOK_DENIED_NETWORKS, which wins over both (inventory/extras/outbound.py).
+WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS")
+WEBHOOK_DENIED_NETWORKS = env_list("WEBHOOK_DENIED_NETWORKS")
+# Bytes of a receiver's answer read at most (the rest is dropped unread).
+WEBHOOK_MAX_RESPONSE_BYTES = int(os.environ.get("WEBHOOK_MAX_RESPONSE_BYTES") or 65536)
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)

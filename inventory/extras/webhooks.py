@@ -8,7 +8,6 @@ import hashlib
 import hmac
 import logging
 import ssl
-import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from django.db import transaction
 from queryengine import changes
 from queryengine.definitions import cached, watch
 
+from . import outbound
 from .models import ObjectChange, Webhook
 from .templating import TemplateFailed, render
 
@@ -160,6 +160,8 @@ def deliver(deliveries: list[dict], attempt: int = 0) -> None:
             continue
         try:
             send(hook, delivery["payload"])
+        except outbound.Refused as exc:  # the same answer on every try: not retried
+            log.warning("webhook %s to %s refused: %s", hook.name, hook.payload_url, exc)
         except (OSError, ValueError, TemplateFailed) as exc:
             log.warning(
                 "webhook %s to %s failed (attempt %d): %s", hook.name, hook.payload_url, attempt + 1, exc
@@ -183,13 +185,15 @@ def request_for(hook: Webhook, body: dict) -> urllib.request.Request:
 
 
 def send(hook: Webhook, body: dict) -> None:
+    """One request, only to an address the webhook may reach (outbound.py); a redirect or any
+    other answer outside 2xx is a failure."""
     request = request_for(hook, body)
-    if not hook.ssl_verification:
-        context = ssl._create_unverified_context()  # the webhook's owner turned verification off
-    else:
-        context = ssl.create_default_context(cafile=hook.ca_file_path or None)
-    try:
-        with urllib.request.urlopen(request, timeout=settings.WEBHOOK_TIMEOUT, context=context) as response:
-            response.read()
-    except urllib.error.HTTPError as exc:
-        raise OSError(f"HTTP {exc.code}") from None
+    context = ssl.create_default_context(cafile=hook.ca_file_path or None)
+    if not hook.ssl_verification:  # the webhook's owner turned verification off
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    # Header names as they have always been sent (title case).
+    headers = {name.title(): value for name, value in request.header_items()}
+    status = outbound.post(request.full_url, request.get_method(), request.data, headers, context)
+    if not 200 <= status < 300:
+        raise OSError(f"HTTP {status}" + (" (redirects are not followed)" if 300 <= status < 400 else ""))

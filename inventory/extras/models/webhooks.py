@@ -6,6 +6,7 @@ from django.db import models
 
 from inventory.base import BaseModel
 
+from ..outbound import url_problem
 from .data import check_templates
 
 HTTP_METHODS = [(method, method) for method in ("GET", "POST", "PUT", "PATCH", "DELETE")]
@@ -67,6 +68,9 @@ class Webhook(ChangeTriggered, BaseModel):
     def clean(self):
         super().clean()
         self.check_events()
+        problem = url_problem(self.payload_url)
+        if problem:
+            raise ValidationError({"payload_url": [problem]})
         if not self.ssl_verification and self.ca_file_path:
             raise ValidationError(
                 {"ca_file_path": ["Do not specify a CA certificate file if SSL verification is disabled."]}
