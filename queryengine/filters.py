@@ -21,6 +21,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
+from .permissions import within
 from .registry import (
     CONTENT_TYPE,
     CONTENT_TYPES,
@@ -317,7 +318,9 @@ def _uuid_text(value: str) -> str | None:
 
 
 def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[str, Filter]):
-    """Narrow `queryset` by every given filter argument (a list of strings each)."""
+    """Narrow `queryset` by every given filter argument (a list of strings each). A condition
+    across a to-many relation (`has_interfaces`) goes through a subquery (`within`): a row
+    matching through several related rows is still one row, in the list and in its count."""
     from .registry import resource_for
 
     errors: dict[str, list[str]] = {}
@@ -336,16 +339,16 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                     "name" if any(f.name == "name" for f in target._meta.fields) else None
                 )
                 if f.lookup == "isnull":
-                    queryset = queryset.filter(f.q(resource, values))
+                    queryset = within(queryset, f.q(resource, values))
                     continue
                 pks = resolve_related(target, natural_key, values, name)
                 match = Q(**{f"{f.path}__in": pks})
-                queryset = queryset.exclude(match) if f.negate else queryset.filter(match)
+                queryset = queryset.exclude(match) if f.negate else within(queryset, match)
             elif f.kind == "custom_fields":
                 support = custom_field_support()
                 if support is None or not isinstance(values, dict):
                     raise FilterError({name: ["Unknown filter field"]})
-                queryset = queryset.filter(support.q(resource.model, values))
+                queryset = within(queryset, support.q(resource.model, values))
             elif f.kind == "tags":
                 tags = resource.model._meta.get_field("tags")
                 pks = resolve_related(tags.related_model, "name", values, name)
@@ -355,7 +358,7 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                     tagged = through.objects.filter(**{member: pk}).values(source)
                     queryset = queryset.exclude(pk__in=tagged) if f.negate else queryset.filter(pk__in=tagged)
             else:
-                queryset = queryset.filter(f.q(resource, values))
+                queryset = within(queryset, f.q(resource, values))
         except FilterError as exc:
             errors.update(exc.errors)
     if errors:

@@ -113,6 +113,8 @@ def _crosses_many(model, q: Q) -> bool:
             if _crosses_many(model, child):
                 return True
             continue
+        if not isinstance(child, tuple):  # an expression (Exists): decides its own rows
+            continue
         current = model
         for part in child[0].split("__"):
             try:
