@@ -118,8 +118,11 @@ class ObjectPlan:
     grows with page size.
     """
 
-    def __init__(self, resource: Resource, selection_set):
+    def __init__(self, resource: Resource, selection_set, revealed: tuple[str, ...] = ()):
         self.resource = resource
+        # The shown-once secrets this plan shows (those of the objects a create answers with);
+        # every other plan writes them as null.
+        self.revealed = revealed
         # Column 0 is the id as text: loads, lists and tree paths are keyed by it.
         self.columns: list[str] = ["_id"]
         self.annotations: dict[str, object] = {"_id": jsonsql.IdText(F("pk"))}
@@ -277,6 +280,8 @@ class ObjectPlan:
             return text.sql(expression)
         if name in resource.timestamps:
             return self.scalar(text, resource.model._meta.get_field(name))
+        if name in resource.shown_once and name not in self.revealed:
+            return text.const("null")
         spec = next((f for f in resource.fields if f.name == name), None)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
@@ -757,7 +762,8 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
                 raise Unsupported(f"{name} is not a field of {root_type.name}")
             plan = RootPlan(response_key(node), kind, resource, root_type.fields[name], node)
             if kind not in ("count", "delete"):
-                plan.objects = ObjectPlan(resource, node.selection_set)
+                revealed = resource.shown_once if kind == "create" else ()
+                plan.objects = ObjectPlan(resource, node.selection_set, revealed)
             roots.append(plan)
     finally:
         COMPILING.reset(compiling)

@@ -72,6 +72,17 @@ def mutation_fields() -> dict[str, tuple[str, Resource]]:
     }
 
 
+def _answer(kind: str, result):
+    """A mutation's result; created objects are marked so that their answer alone shows their
+    shown-once secrets (a token's key)."""
+    if kind == "create":
+        from .schema import JUST_CREATED
+
+        for obj in result:
+            setattr(obj, JUST_CREATED, True)
+    return result
+
+
 def build_mutation() -> type:
     from .schema import TYPES
 
@@ -88,7 +99,9 @@ def build_mutation() -> type:
         fields[name] = graphene.Field(
             output,
             args=arguments,
-            resolver=lambda root, info, _k=kind, _r=resource, **args: perform(_k, _r, info.context, args),
+            resolver=lambda root, info, _k=kind, _r=resource, **args: _answer(
+                _k, perform(_k, _r, info.context, args)
+            ),
         )
     for extension in MUTATION_EXTENSIONS:
         fields.update(extension(TYPES))

@@ -28,6 +28,7 @@ from .registry import (
     MANY_TO_MANY,
     QUERY_EXTENSIONS,
     REVERSE,
+    SCALAR,
     Resource,
     resource_by_object_type,
     resource_for,
@@ -151,6 +152,15 @@ def generic_ref(context, object_type: str | None, pk):
     return {"id": pk, "object_type": object_type, "url": object_url(context, target, pk)}
 
 
+# Set by a create mutation on the objects it answers with: only they show their shown-once secrets.
+JUST_CREATED = "_just_created"
+
+
+def shown_once_value(obj, attname: str):
+    """A secret in the answer to the write that made it; null in any other read."""
+    return getattr(obj, attname) if getattr(obj, JUST_CREATED, False) else None
+
+
 def included_value(resource: Resource, included, pk, context, depth: int):
     """An `include=` value of one object: its page loader asked for a page of one."""
     key = str(pk)
@@ -182,7 +192,12 @@ def _field_attrs(resource: Resource) -> dict:
         )
     for spec in resource.fields:
         name = spec.name
-        if spec.kind == FOREIGN_KEY:
+        if spec.kind == SCALAR and name in resource.shown_once:
+            attrs[name] = graphene.Field(
+                scalar_for(spec.model_field)[0],
+                resolver=lambda root, info, _n=spec.model_field.attname: shown_once_value(root, _n),
+            )
+        elif spec.kind == FOREIGN_KEY:
             if resource_for(spec.target) is not None:
                 attrs[name] = graphene.Field(
                     _type_of(spec.target),

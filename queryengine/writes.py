@@ -179,6 +179,8 @@ class Writer:
                     errors[field.name] = ["This field is required."]
                 continue
             value = data[field.name]
+            if value in (None, "") and field.name in self.resource.shown_once:
+                continue  # what reads show of a secret: written back, it stays (or is generated)
             try:
                 if field.kind == COMPUTED:
                     next(s for s in self.resource.fields if s.name == field.name).computed.write(

@@ -137,12 +137,18 @@ def read_schema(resource: Resource, top: bool) -> dict:
     return {"type": "object", "properties": properties, "required": required}
 
 
+SHOWN_ONCE = "Shown only in the answer to the request that created the object; null in every other answer."
+WRITTEN_ONCE = "Left out, null or empty: generated when the object is created, kept when it is changed."
+
+
 def field_read_schema(resource: Resource, spec, top: bool) -> dict | None:
     nested = resource_for(spec.target) if spec.target is not None else None
     if spec.kind == SCALAR:
         if spec.choices is not None:
             return choice_read_schema(spec)
         schema = scalar_schema(spec.model_field)
+        if spec.name in resource.shown_once:
+            return nullable({**schema, "description": SHOWN_ONCE})
         return nullable(schema) if spec.model_field.null else schema
     if spec.kind == COMPUTED:
         output = {"string": {"type": "string"}, "integer": {"type": "integer"}, "object": {}}
@@ -206,6 +212,8 @@ def write_schema(resource: Resource, partial: bool, old: bool = False) -> dict:
             schema = scalar_schema(field.model_field)
         if field.model_field is not None and field.model_field.null:
             schema = nullable(schema)
+        elif field.name in resource.shown_once:  # null (as reads show it) keeps or generates it
+            schema = nullable({**schema, "description": WRITTEN_ONCE})
         name = legacy.name_of(field.name) if old else field.name
         if old and field.name in legacy.hidden:
             continue

@@ -66,7 +66,7 @@ def sign_out(request):
 
 # The token page reads and writes through the same GraphQL schema, permissions and validation as
 # the API (`users/tokens` shows each user only their own tokens).
-TOKENS = "{ tokens(limit: 1000) { id key created expires write_enabled description } }"
+TOKENS = "{ tokens(limit: 1000) { id display created expires write_enabled description } }"
 CREATE = "mutation ($data: [GenericScalar]!) { result: create_tokens(data: $data) { id key } }"
 REVOKE = "mutation ($ids: [UUID!]!) { result: delete_tokens(ids: $ids) }"
 

@@ -76,6 +76,16 @@ class TokenAdmin(admin.ModelAdmin):
     list_display = ("__str__", "user", "description", "write_enabled", "expires", "created")
     list_filter = ("write_enabled",)
     search_fields = ("user__username", "description")
-    fields = ("user", "key", "write_enabled", "expires", "description", "created")
-    readonly_fields = ("key", "created")  # generated when created, as the API does
+    fields = ("user", "key_ending", "write_enabled", "expires", "description", "created")
+    # A key is generated when the token is made, shown once then, and never again (as the API).
+    readonly_fields = ("key_ending", "created")
     autocomplete_fields = ("user",)
+
+    @admin.display(description="Key")
+    def key_ending(self, token: Token) -> str:
+        return "generated when saved" if token._state.adding else f"…{token.key[-6:]}"
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:
+            self.message_user(request, f"The new token's key (copy it now: it is not shown again): {obj.key}")
