@@ -91,6 +91,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BODY_BYTES") or 20
 # within the window before further attempts get 429 with Retry-After.
 SIGNIN_FAILURES_ALLOWED = int(os.environ.get("SIGNIN_FAILURES_ALLOWED") or 5)
 SIGNIN_FAILURE_WINDOW = int(os.environ.get("SIGNIN_FAILURE_WINDOW") or 300)
+# Failed token lookups (unknown, malformed or expired keys) allowed per address within the window
+# (seconds) before the address gets 429 with Retry-After, whatever token it sends.
+TOKEN_FAILURES_ALLOWED = int(os.environ.get("TOKEN_FAILURES_ALLOWED") or 20)
+TOKEN_FAILURE_WINDOW = int(os.environ.get("TOKEN_FAILURE_WINDOW") or 300)
 # Shared by every server process: a file cache beside the embedded database, or CACHE_URL
 # (redis://host:6379/0) when several machines serve the API.
 CACHE_URL = os.environ.get("CACHE_URL", "")

@@ -15,6 +15,8 @@ from queryengine import jsonsql
 from queryengine.definitions import cached
 from queryengine.prepared import PreparedQuery
 
+from . import throttle
+
 
 class AuthenticationFailed(Exception):
     def __init__(self, detail: str):
@@ -33,20 +35,28 @@ def authenticate(request, session: bool = False) -> tuple[object, Token | None]:
         return (session_user(request) if session else None) or AnonymousUser(), None
     if header[0].lower() != "token":
         return AnonymousUser(), None
+    throttle.refused_here(request)  # an address this process knows to be throttled tries no key
     if len(header) == 1:
-        raise AuthenticationFailed("Invalid token header. No credentials provided.")
+        raise failed(request, "Invalid token header. No credentials provided.")
     if len(header) > 2:
-        raise AuthenticationFailed("Invalid token header. Token string should not contain spaces.")
+        raise failed(request, "Invalid token header. Token string should not contain spaces.")
     key = header[1]
-    token = token_for(key) if len(key) == 40 else None
+    # A key this process does not hold is looked up only while the address may still fail.
+    token = token_for(key, before_lookup=lambda: throttle.check_tokens(request)) if len(key) == 40 else None
     # Compare in constant time so the answer's timing tells nothing about the stored key.
     if token is None or not hmac.compare_digest(token.key.encode(), key.encode()):
-        raise AuthenticationFailed("Invalid token")
+        raise failed(request, "Invalid token")
     if token.is_expired:
-        raise AuthenticationFailed("Token expired")
+        raise failed(request, "Token expired")
     if not token.user.is_active:
-        raise AuthenticationFailed("User inactive or deleted.")
+        raise failed(request, "User inactive or deleted.")
     return token.user, token
+
+
+def failed(request, detail: str) -> AuthenticationFailed:
+    """A failed token lookup, counted against the address (Throttled once it has none left)."""
+    throttle.token_failed(request)
+    return AuthenticationFailed(detail)
 
 
 def session_user(request):
@@ -97,10 +107,14 @@ _by_key = PreparedQuery(
 KEPT_TOKENS = 1000
 
 
-def token_for(key: str) -> Token | None:
+def token_for(key: str, before_lookup=None) -> Token | None:
+    """The token of a key; `before_lookup` runs before the database is asked (a key this process
+    holds is not)."""
     known = cached("tokens", dict)
     row = known.get(key)
     if row is None:
+        if before_lookup is not None:
+            before_lookup()
         rows = _by_key.rows(key)
         if not rows:
             return None

@@ -134,10 +134,14 @@ def read_workers_closed(django_db_setup):
 
 @pytest.fixture(autouse=True)
 def fresh_cache():
-    """Sign-in failure counts (and anything else cached) never carry from one test to the next."""
+    """Sign-in and token failure counts (and anything else cached) never carry from one test to
+    the next."""
     from django.core.cache import cache
 
+    from rest import throttle
+
     cache.clear()
+    throttle.forget_refused()
     yield
 
 

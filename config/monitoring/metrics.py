@@ -116,9 +116,10 @@ def metrics(request):
 
 def _signed_in(request) -> bool:
     from rest.auth import AuthenticationFailed, authenticate
+    from rest.throttle import Throttled
 
     try:
         user, _ = authenticate(request)
-    except AuthenticationFailed:
+    except (AuthenticationFailed, Throttled):
         return False
     return user.is_authenticated

@@ -1,5 +1,7 @@
+import re
 import secrets
 import uuid
+from itertools import pairwise
 
 from django.contrib.auth.models import AbstractUser
 from django.contrib.contenttypes.models import ContentType
@@ -41,8 +43,40 @@ class User(AbstractUser):
         super().save(*args, **kwargs)
 
 
+KEY_FORMAT = re.compile(r"^[0-9a-f]{40}$")
+# Refused for any chosen key, and for a key that is already taken: the same answer both ways, so it
+# never tells whether some user holds a key.
+UNUSABLE_KEY = (
+    "Choose another key: 40 lowercase hexadecimal characters as random as a generated one "
+    "(or leave the key out to have one generated)."
+)
+# What 40 random hexadecimal characters show all but never (about one chance in 10^8 together):
+# how many different digits, different pairs of neighbours, and the longest run of characters each
+# a fixed step from the one before (0000…, 0123…, fedc…, 0246…).
+KEY_DISTINCT_DIGITS = 8
+KEY_DISTINCT_PAIRS = 21  # a pattern repeated (period of 20 or less) has no more than 20
+KEY_LONGEST_RUN = 9
+
+_NIBBLES = bytes.maketrans(b"0123456789abcdef", bytes(range(16)))
+# KEY_LONGEST_RUN equal steps in a row: a run one character longer than allowed.
+_LONG_RUN = re.compile(rb"(.)\1{%d}" % (KEY_LONGEST_RUN - 1), re.DOTALL)
+
+
+def key_is_strong(key: str) -> bool:
+    """Whether a key of 40 hexadecimal characters is as hard to guess as a generated one: few
+    digits, a repeated short pattern or a long run give it away."""
+    if len(set(key)) < KEY_DISTINCT_DIGITS or len(set(pairwise(key))) < KEY_DISTINCT_PAIRS:
+        return False
+    digits = key.encode().translate(_NIBBLES)
+    steps = bytes([(b - a) & 15 for a, b in pairwise(digits)])
+    return _LONG_RUN.search(steps) is None
+
+
 def generate_key() -> str:
-    return secrets.token_hex(20)
+    while True:  # a random key that happens to look weak (about one in 10^8) is drawn again
+        key = secrets.token_hex(20)
+        if key_is_strong(key):
+            return key
 
 
 class Token(models.Model):
@@ -56,7 +90,7 @@ class Token(models.Model):
         max_length=128,  # the sealed form; the key itself is 40 hexadecimal characters
         unique=True,
         default=generate_key,
-        validators=[RegexValidator(r"^[0-9a-f]{40}$", "Enter 40 lowercase hexadecimal characters.")],
+        validators=[RegexValidator(KEY_FORMAT.pattern, "Enter 40 lowercase hexadecimal characters.")],
     )
     write_enabled = models.BooleanField(default=True)
     description = models.CharField(max_length=200, blank=True)
@@ -70,6 +104,26 @@ class Token(models.Model):
     @property
     def is_expired(self) -> bool:
         return self.expires is not None and timezone.now() >= self.expires
+
+    def clean(self):
+        super().clean()
+        if not isinstance(self.key, str) or not KEY_FORMAT.match(self.key) or key_is_strong(self.key):
+            return  # the field's own check names a malformed key
+        if not self._state.adding:
+            stored = getattr(self, "stored_values", None)  # a bulk update read them already
+            kept = (
+                stored["key"]
+                if stored is not None
+                else Token.objects.filter(pk=self.pk).values_list("key", flat=True).first()
+            )
+            if kept == self.key:
+                return  # a key from before keys were checked stays usable
+        raise ValidationError({"key": [UNUSABLE_KEY]})
+
+    def unique_error_message(self, model_class, unique_check):
+        if tuple(unique_check) == ("key",):
+            return ValidationError(UNUSABLE_KEY, code="unique")
+        return super().unique_error_message(model_class, unique_check)
 
 
 class ObjectPermission(models.Model):
