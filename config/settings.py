@@ -126,6 +126,8 @@ WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS")
 WEBHOOK_DENIED_NETWORKS = env_list("WEBHOOK_DENIED_NETWORKS")
 # Bytes of a receiver's answer read at most (the rest is dropped unread).
 WEBHOOK_MAX_RESPONSE_BYTES = int(os.environ.get("WEBHOOK_MAX_RESPONSE_BYTES") or 65536)
+# Largest file the text-file secrets provider reads (a larger one is an error, not read).
+SECRET_FILE_MAX_BYTES = int(os.environ.get("SECRET_FILE_MAX_BYTES") or 65536)
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)

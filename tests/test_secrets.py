@@ -139,6 +139,30 @@ def test_check_says_whether_the_value_is_reachable_and_never_shows_it(admin, in_
     assert admin.client.post(f"{SECRETS}{from_env['id']}/check/").status_code == 405
 
 
+def test_check_reports_unusable_files_without_reading_them_whole(admin, tmp_path, settings):
+    """A file that is not UTF-8 text, or larger than SECRET_FILE_MAX_BYTES, is the provider's error."""
+    settings.SECRET_FILE_MAX_BYTES = 64
+    binary, large, fits = tmp_path / "key.der", tmp_path / "large.txt", tmp_path / "fits.txt"
+    binary.write_bytes(b"\x30\x82\xff\xfe secret")
+    large.write_text("x" * 65)
+    fits.write_text("x" * 64)
+    checks = {
+        path.name: admin.json(
+            f"{SECRETS}{create_secret(admin, name=path.name, provider='text-file', parameters={'path': str(path)})['id']}/check/"
+        )
+        for path in (binary, large, fits)
+    }
+    prefix = 'SecretError: Secret "{}" (provider "TextFileSecretsProvider"): File "{}" '
+    assert checks == {
+        "key.der": {"result": False, "message": prefix.format("key.der", binary) + "is not UTF-8 text!"},
+        "large.txt": {
+            "result": False,
+            "message": prefix.format("large.txt", large) + "is larger than 64 bytes (SECRET_FILE_MAX_BYTES)!",
+        },
+        "fits.txt": {"result": True, "message": "Passed"},
+    }
+
+
 def test_check_needs_view_permission(admin, in_environment, superuser):
     secret = create_secret(admin, name="env", provider="environment-variable", parameters={"variable": "X"})
     viewer = User.objects.create_user("viewer")

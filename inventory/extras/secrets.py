@@ -11,6 +11,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.conf import settings
+
 
 class SecretError(Exception):
     """Reading a secret failed; the message names the secret and provider, never a value."""
@@ -27,12 +29,23 @@ def _from_environment(parameters: dict) -> str | None:
     return os.environ.get(parameters["variable"])
 
 
+class Unreadable(ValueError):
+    """The provider found something that is not a usable value (the message says why)."""
+
+
 def _from_text_file(parameters: dict) -> str | None:
     path = parameters["path"]
     if not os.path.isfile(path):
         return None
-    with open(path, encoding="utf8") as handle:
-        return handle.read().strip()
+    limit = settings.SECRET_FILE_MAX_BYTES
+    with open(path, "rb") as handle:
+        content = handle.read(limit + 1)  # never more: the path may name any file
+    if len(content) > limit:
+        raise Unreadable(f'File "{path}" is larger than {limit} bytes (SECRET_FILE_MAX_BYTES)!')
+    try:
+        return content.decode("utf8").strip()
+    except UnicodeDecodeError:
+        raise Unreadable(f'File "{path}" is not UTF-8 text!') from None
 
 
 def _absolute_path(path: str) -> str | None:
@@ -117,6 +130,8 @@ def read_value(secret) -> str:
         value = provider.read(secret.parameters)
     except OSError as exc:
         raise SecretError(secret, provider.class_name, exc.strerror or "unreadable") from None
+    except Unreadable as exc:
+        raise SecretError(secret, provider.class_name, str(exc)) from None
     if value is None:
         raise SecretError(
             secret, provider.class_name, provider.not_found(secret.parameters), "SecretValueNotFoundError"
