@@ -6,6 +6,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from queryengine.acting import guarded, write_guard
 from queryengine.changes import saved_outside_engine
 
 
@@ -26,8 +27,23 @@ class BaseModel(models.Model):
         # A save outside the engine's writes (the admin, a job) is change-logged here; the
         # engine logs its own writes, single and bulk, itself.
         adding = self._state.adding
-        super().save(*args, **kwargs)
+        user = write_guard(type(self))
+        if user is None:
+            super().save(*args, **kwargs)
+        else:  # a job's own save: held to the permissions of the user it runs for
+            guarded(
+                self,
+                "add" if adding else "change",
+                user,
+                lambda: super(BaseModel, self).save(*args, **kwargs),
+            )
         saved_outside_engine(self, adding)
+
+    def delete(self, *args, **kwargs):
+        user = write_guard(type(self))
+        if user is None:
+            return super().delete(*args, **kwargs)
+        return guarded(self, "delete", user, lambda: super(BaseModel, self).delete(*args, **kwargs))
 
     def prepare_for_bulk(self):
         """Nothing to derive: the save above only adds change logging, which bulk writes do."""

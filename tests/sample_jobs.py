@@ -98,6 +98,19 @@ class Secretive(Job):
         return {"length": len(password)}
 
 
+class ListVRFs(Job):
+    """Logs and returns every VRF (a queryset), read through the model's manager, not `self.objects`."""
+
+    class Meta:
+        has_sensitive_variables = False
+
+    def run(self):
+        vrfs = VRF.objects.order_by("name")
+        for vrf in vrfs:
+            self.logger.info("VRF %s", vrf, extra={"object": vrf})
+        return {"vrfs": vrfs}
+
+
 class AuditTenants(JobHookReceiver):
     """Logs each tenant change it is called for (a job hook receiver)."""
 

@@ -261,7 +261,7 @@ from tests.sample_jobs import Greet
 Job.objects.filter(module_name="tests.sample_jobs").update(enabled=True)
 user = User.objects.create_superuser("w", "w@example.com", "pw")
 greet, sleepy, stuck = (Job.objects.get(job_class_name=name) for name in ("Greet", "Sleepy", "Stuck"))
-data = Greet.serialize(Greet.clean_data({"who": "worker"}))
+data = Greet.serialize(Greet.clean_data({"who": "worker"}, user))
 ids = [enqueue(greet, "default", data, user).pk, enqueue(sleepy, "default", {}, user).pk]
 ids.append(enqueue(stuck, "default", {}, user).pk)
 deadline = time.monotonic() + 90

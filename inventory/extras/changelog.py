@@ -252,13 +252,14 @@ def connect() -> None:
             pre_delete.connect(deleting, sender=resource.model, dispatch_uid=f"{uid}.deleting")
 
 
-def purge(days: int | None = None) -> int:
-    """Delete change records older than the retention period; returns how many went."""
+def purge(days: int | None = None, records=None) -> int:
+    """Delete change records (of `records` when given: those a user may delete) older than the
+    retention period; returns how many went."""
     days = settings.CHANGELOG_RETENTION_DAYS if days is None else days
     if not days:
         return 0  # 0 keeps the log forever
     cutoff = timezone.now() - datetime.timedelta(days=days)
-    return ObjectChange.objects.filter(time__lt=cutoff).delete()[0]
+    return (ObjectChange.objects.all() if records is None else records).filter(time__lt=cutoff).delete()[0]
 
 
 class ChangeContextMiddleware:

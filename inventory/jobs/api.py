@@ -104,7 +104,7 @@ class JobRunEndpoint(Endpoint):
         if klass.supports_dryrun() and "dryrun" not in data:
             data = {**data, "dryrun": job.dryrun_default}
         try:
-            cleaned = klass.clean_data(data)
+            cleaned = klass.clean_data(data, user)
         except ValidationError as exc:
             return {"errors": exc.message_dict}, 400
         if schedule is not None:

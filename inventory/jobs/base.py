@@ -15,6 +15,13 @@ A job is a class with variables as class attributes and a `run(self, **data)` me
 Variables clean the `data` a run request gives (errors name the variable) and describe the form
 (`jobs/<id>/variables/`). Cleaned values of object variables are model instances; the task
 queue carries them as primary keys (`serialize`) and the worker turns them back (`deserialize`).
+
+A job runs for the user who started it (`self.user`; a scheduled job: the user who scheduled
+it, with the permissions they hold when it runs). Object variables name only objects that user
+may view; `self.objects(Model)` reads what they may view; `create_objects`, `update_objects`
+and `delete_objects` write as the API writes for them (permissions, all or none, change log).
+Saves and deletes a job makes through the ORM are held to the same permissions, and log
+entries and results never name an object the user may not view.
 """
 
 from __future__ import annotations
@@ -24,8 +31,11 @@ import ipaddress
 import json
 import logging
 
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
+
+from queryengine.acting import readable, write_as
 
 REQUIRED = "This field is required."
 
@@ -49,7 +59,8 @@ class ScriptVariable:
     def extra(self) -> dict:
         return {}
 
-    def clean(self, value):
+    def clean(self, value, user):
+        """The value as the job receives it; `user` is the one who runs the job."""
         if value is None or value == "" or value == []:
             if self.required:
                 raise ValidationError(REQUIRED)
@@ -62,7 +73,7 @@ class ScriptVariable:
     def serialize(self, value):
         return value
 
-    def deserialize(self, value):
+    def deserialize(self, value, user):
         return value
 
 
@@ -124,7 +135,7 @@ class BooleanVar(ScriptVariable):
         super().__init__(**kwargs)
         self.required = False
 
-    def clean(self, value):
+    def clean(self, value, user):
         if value is None or value == "":
             return bool(self.default)
         if isinstance(value, bool):
@@ -164,7 +175,7 @@ class MultiChoiceVar(ChoiceVar):
 
 class ObjectVar(ScriptVariable):
     """An object of a model, given by its id (or `{"id": …}`; a content type also as
-    `"dcim.device"`); `query_params` limit the choice."""
+    `"dcim.device"`): one the running user may view, within `query_params`."""
 
     def __init__(self, model, query_params: dict | None = None, **kwargs):
         super().__init__(**kwargs)
@@ -173,40 +184,47 @@ class ObjectVar(ScriptVariable):
     def extra(self) -> dict:
         return {"model": f"{self.model._meta.app_label}.{self.model._meta.model_name}"}
 
-    def queryset(self):
-        return self.model.objects.filter(**self.query_params)
+    def queryset(self, user):
+        return readable(self.model, user).filter(**self.query_params)
 
-    def one(self, value):
+    def one(self, value, user):
+        """The object `value` names; one the user may not view is not a choice, as a missing one."""
         pk = value.get("id") if isinstance(value, dict) else value
         try:
             if self.model is ContentType and isinstance(pk, str) and "." in pk:  # "dcim.device"
                 app_label, model = pk.split(".", 1)
-                return self.queryset().get(app_label=app_label, model=model)
-            return self.queryset().get(pk=self.model._meta.pk.to_python(pk))
+                return self.queryset(user).get(app_label=app_label, model=model)
+            return self.queryset(user).get(pk=self.model._meta.pk.to_python(pk))
         except (ValueError, TypeError, ValidationError, self.model.DoesNotExist):
             raise ValidationError(
                 "Select a valid choice. That choice is not one of the available choices."
             ) from None
 
-    def clean_value(self, value):
-        return self.one(value)
+    def clean(self, value, user):
+        if value is None or value == "" or value == []:
+            return super().clean(value, user)
+        return self.one(value, user)
 
     def serialize(self, value):
         return None if value is None else str(value.pk)
 
-    def deserialize(self, value):
-        return None if value is None else self.model.objects.get(pk=value)
+    def deserialize(self, value, user):
+        """The object again when the job runs, checked against the user's permissions then."""
+        return None if value is None else self.one(value, user)
 
 
 class MultiObjectVar(ObjectVar):
-    def clean_value(self, value):
-        return [self.one(v) for v in (value if isinstance(value, list) else [value])]
+    def clean(self, value, user):
+        if value is None or value == "" or value == []:
+            return super().clean(value, user)
+        return [self.one(v, user) for v in (value if isinstance(value, list) else [value])]
 
     def serialize(self, value):
         return [str(v.pk) for v in value or []]
 
-    def deserialize(self, value):
-        objects = {str(o.pk): o for o in self.model.objects.filter(pk__in=value or [])}
+    def deserialize(self, value, user):
+        """The objects still there that the user may still view, in the given order."""
+        objects = {str(o.pk): o for o in self.queryset(user).filter(pk__in=value or [])}
         return [objects[pk] for pk in value or [] if pk in objects]
 
 
@@ -222,7 +240,7 @@ class FileVar(ScriptVariable):
             raise ValidationError("The submitted file is not valid base64.") from None
         return value
 
-    def deserialize(self, value):
+    def deserialize(self, value, user):
         return None if value is None else base64.b64decode(value)
 
 
@@ -268,12 +286,32 @@ class Job:
     class Meta:
         pass
 
-    def __init__(self, job_result=None, logger: logging.Logger | None = None):
+    def __init__(self, job_result=None, logger: logging.Logger | None = None, user=None):
         self.job_result = job_result
         self.logger = logger or logging.getLogger(f"inventory.jobs.{type(self).__name__}")
+        # Whom the job reads and writes for; no one (nothing restricted) when nobody started it.
+        self.user = user or getattr(job_result, "user", None) or AnonymousUser()
 
     def run(self, **data):
         raise NotImplementedError
+
+    def objects(self, model):
+        """The objects of `model` the job's user may view: what a job reads and reports on."""
+        return readable(model, self.user)
+
+    def create_objects(self, model, items: list[dict]) -> list:
+        """Create objects from API data (as a POST's items) for the job's user: refused
+        (PermissionDenied, ValidationFailed) as the API refuses it, all or none, change-logged."""
+        return write_as(self.user, "create", model, {"data": items})
+
+    def update_objects(self, model, items: list[dict], partial: bool = True) -> list:
+        """Change objects (items with their `id`, as a PATCH's) for the job's user: only objects
+        they may change (others are NotFound) that stay within what they may change."""
+        return write_as(self.user, "update", model, {"data": items, "partial": partial})
+
+    def delete_objects(self, model, ids: list) -> int:
+        """Delete the objects with these ids that the job's user may delete (others: NotFound)."""
+        return write_as(self.user, "delete", model, {"ids": [str(pk) for pk in ids]})
 
     def create_file(self, filename: str, content: str | bytes):
         """Keep a file the job made (an export) with its result, downloadable through
@@ -308,8 +346,9 @@ class Job:
         return isinstance(cls.variables().get("dryrun"), DryRunVar)
 
     @classmethod
-    def clean_data(cls, data) -> dict:
-        """Cleaned values by name, or ValidationError({name: [message]}) naming each bad variable."""
+    def clean_data(cls, data, user) -> dict:
+        """Cleaned values by name, or ValidationError({name: [message]}) naming each bad variable;
+        objects are those `user` (who runs the job) may view."""
         if not isinstance(data, dict):
             raise ValidationError({"data": ["Job data needs to be a dict"]})
         variables = cls.variables()
@@ -317,7 +356,7 @@ class Job:
         cleaned = {}
         for name, variable in variables.items():
             try:
-                cleaned[name] = variable.clean(data.get(name))
+                cleaned[name] = variable.clean(data.get(name), user)
             except ValidationError as exc:
                 errors[name] = exc.messages
         if errors:
@@ -330,9 +369,18 @@ class Job:
         return {k: variables[k].serialize(v) for k, v in cleaned.items()}
 
     @classmethod
-    def deserialize(cls, data: dict) -> dict:
+    def deserialize(cls, data: dict, user) -> dict:
+        """The values a run was given, for `user` as they are now: an object they may no longer
+        view fails the run, naming its variable."""
         variables = cls.variables()
-        return {k: variables[k].deserialize(v) for k, v in data.items() if k in variables}
+        values = {}
+        for name, value in data.items():
+            if name in variables:
+                try:
+                    values[name] = variables[name].deserialize(value, user)
+                except ValidationError as exc:
+                    raise ValueError(f"{name}: {' '.join(exc.messages)}") from None
+        return values
 
 
 class JobHookReceiver(Job):
@@ -346,7 +394,8 @@ class JobHookReceiver(Job):
 
         change = apps.get_model("extras", "ObjectChange").objects.get(pk=object_change)
         kind = change.changed_object_type.model_class()
-        changed = kind._default_manager.filter(pk=change.changed_object_id).first() if kind else None
+        # The object as the user who changed it may view it now (None: gone or hidden).
+        changed = self.objects(kind).filter(pk=change.changed_object_id).first() if kind else None
         self.receive_job_hook(change, change.action, changed)
 
     def receive_job_hook(self, change, action: str, changed_object) -> None:
@@ -367,7 +416,12 @@ class JobButtonReceiver(Job):
             model = apps.get_model(object_model_name)
         except (LookupError, ValueError):
             raise ValueError(f"{object_model_name} is not an object type") from None
-        self.receive_job_button(model._default_manager.get(pk=object_pk))
+        try:
+            obj = self.objects(model).get(pk=model._meta.pk.to_python(object_pk))
+        except (ValidationError, model.DoesNotExist):
+            # The same answer for a hidden object as for a missing one.
+            raise ValueError(f"No {model._meta.verbose_name} matches {object_pk}") from None
+        self.receive_job_button(obj)
 
     def receive_job_button(self, obj) -> None:
         raise NotImplementedError

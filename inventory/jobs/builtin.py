@@ -1,5 +1,5 @@
 """Jobs every installation has: data-quality checks on IP space, a bulk rename, exports and the
-change log's retention."""
+change log's retention. Each reads and writes only what the user it runs for may."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections import defaultdict
 
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
-from django.db import transaction
 from django.db.models import Count
 
 from .base import BooleanVar, ChoiceVar, DryRunVar, IntegerVar, Job, ObjectVar, StringVar
@@ -36,7 +35,7 @@ class FindDuplicateIPAddresses(Job):
 
     def run(self, vrf=None):
         models, networks = _ipam()
-        addresses = models.IPAddress.objects.all()
+        addresses = self.objects(models.IPAddress)
         if vrf is not None:
             addresses = addresses.filter(vrf=vrf)
         groups = (
@@ -45,11 +44,13 @@ class FindDuplicateIPAddresses(Job):
             .filter(n__gt=1)
             .order_by("vrf_id", "ip_version", "host_address")
         )
-        vrf_names = dict(models.VRF.objects.values_list("pk", "name"))
+        vrf_names = dict(self.objects(models.VRF).values_list("pk", "name"))
         found = []
         for group in groups:
             host = networks.address_text(group["ip_version"], group["host_address"])
-            where = vrf_names.get(group["vrf_id"], "Global")
+            vrf_id = group["vrf_id"]
+            # A VRF the user may not view is shown by its id, as the API shows it.
+            where = "Global" if vrf_id is None else vrf_names.get(vrf_id, str(vrf_id))
             copies = addresses.filter(
                 vrf_id=group["vrf_id"], ip_version=group["ip_version"], host_address=group["host_address"]
             )
@@ -78,7 +79,9 @@ class CheckParents(Job):
     def run(self):
         models, networks = _ipam()
         by_vrf = defaultdict(list)  # (vrf, version) -> [(first, last, length, type, prefix)]
-        for prefix in models.Prefix.objects.all():
+        # Parents are judged among the prefixes the user may view: a hidden one is never named.
+        prefixes = list(self.objects(models.Prefix))
+        for prefix in prefixes:
             span = (
                 networks.from_bytes(prefix.network_address),
                 networks.from_bytes(prefix.broadcast_address),
@@ -95,7 +98,7 @@ class CheckParents(Job):
             return max(candidates, key=lambda p: p[2], default=None)
 
         problems = 0
-        for prefix in models.Prefix.objects.all():
+        for prefix in prefixes:
             first, last = (
                 networks.from_bytes(prefix.network_address),
                 networks.from_bytes(prefix.broadcast_address),
@@ -106,7 +109,7 @@ class CheckParents(Job):
             if found is not None and found[3] == "pool":
                 problems += 1
                 self.logger.warning("%s sits inside the pool %s", prefix, found[4], extra={"object": prefix})
-        for ip in models.IPAddress.objects.all():
+        for ip in self.objects(models.IPAddress):
             host = networks.from_bytes(ip.host_address)
             found = parent(ip.vrf_id, ip.ip_version, host, host, 129)
             if found is None:
@@ -138,7 +141,8 @@ def _renamable_models() -> list[tuple[str, str]]:
 
 class BulkRename(Job):
     """Rename every object of a type whose name matches a regular expression (`re.sub`
-    replacement, e.g. `\\1`). With `dryrun` it only reports the new names."""
+    replacement, e.g. `\\1`). With `dryrun` it only reports the new names. Only objects the user
+    may view are matched; renaming one they may not change fails the run, renaming nothing."""
 
     object_type = ChoiceVar(choices=(), description="The type of the objects to rename")
     pattern = StringVar(description="Regular expression matched against each name")
@@ -165,26 +169,26 @@ class BulkRename(Job):
         except re.error as exc:
             raise ValueError(f"pattern: {exc}") from None
         model = apps.get_model(object_type)
-        renamed = []
-        with transaction.atomic():
-            for obj in model.objects.order_by("pk"):
-                new = regex.sub(replacement or "", obj.name)
-                if new == obj.name:
-                    continue
-                renamed.append({"id": str(obj.pk), "old": obj.name, "new": new})
-                verb = "would rename" if dryrun else "renamed"
-                self.logger.info("%s %r to %r", verb, obj.name, new, extra={"object": obj})
-                if not dryrun:
-                    obj.name = new
-                    obj.full_clean()
-                    obj.save()
-        self.logger.success("%d objects %s", len(renamed), "to rename (dry run)" if dryrun else "renamed")
+        changes = []
+        for obj in self.objects(model).order_by("pk"):
+            new = regex.sub(replacement or "", obj.name) if obj.name is not None else None
+            if new != obj.name:
+                changes.append((obj, new))
+        if changes and not dryrun:
+            # One write of the API for the user: all or none, as a bulk PATCH.
+            self.update_objects(model, [{"id": str(obj.pk), "name": new} for obj, new in changes])
+        verb = "would rename" if dryrun else "renamed"
+        for obj, new in changes:
+            self.logger.info("%s %r to %r", verb, obj.name, new, extra={"object": obj})
+        self.logger.success("%d objects %s", len(changes), "to rename (dry run)" if dryrun else "renamed")
+        renamed = [{"id": str(obj.pk), "old": obj.name, "new": new} for obj, new in changes]
         return {"dryrun": dryrun, "renamed": renamed}
 
 
 class PurgeChangeLog(Job):
     """Delete change records older than the retention period (CHANGELOG_RETENTION_DAYS, or
-    the days given). Schedule it daily to keep the log to its retention."""
+    the days given): those the user may delete. Schedule it daily to keep the log to its
+    retention."""
 
     days = IntegerVar(required=False, min_value=1, description="Keep this many days (default: the setting)")
 
@@ -196,8 +200,15 @@ class PurgeChangeLog(Job):
 
     def run(self, days=None):
         from inventory.extras.changelog import purge
+        from inventory.extras.models import ObjectChange
+        from queryengine.errors import PermissionDenied
+        from queryengine.permissions import allowed_rows, within
+        from queryengine.registry import resource_for
 
-        purged = purge(days)
+        rows = allowed_rows(resource_for(ObjectChange), self.user, "delete")
+        if rows is None:
+            raise PermissionDenied("This user may not delete change records.")
+        purged = purge(days, within(ObjectChange.objects.all(), rows))
         self.logger.success("%d change records purged", purged)
         return {"purged": purged}
 
@@ -228,8 +239,7 @@ class ExportObjectList(Job):
         resource = resource_for(content_type.model_class()) if content_type.model_class() else None
         if resource is None:
             raise ValueError(f"{content_type.app_label}.{content_type.model} has no list to export")
-        user = self.job_result.user if self.job_result else None
-        text, count = list_csv(user, resource, query_string or "")
+        text, count = list_csv(self.user, resource, query_string or "")
         plural = resource.model._meta.verbose_name_plural.lower().replace(" ", "_")
         self.create_file(f"netinventory_{plural}.csv", text)
         self.logger.success("Exported %d %s", count, resource.model._meta.verbose_name_plural)

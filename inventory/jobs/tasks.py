@@ -7,8 +7,11 @@ import logging
 import traceback
 
 from celery import Task, shared_task
+from django.contrib.auth.models import AnonymousUser
+from django.db import models
 from django.utils import timezone
 
+from queryengine.acting import acting_as, may_view
 from queryengine.changes import change_context
 
 SUCCESS, FAILURE = 25, 35  # levels between INFO/WARNING and WARNING/ERROR, as the reference's
@@ -37,16 +40,20 @@ class JobLogger(logging.Logger):
 
 
 class JobLogHandler(logging.Handler):
-    """Writes each record as a log entry at once (autocommit): readable while the job runs."""
+    """Writes each record as a log entry at once (autocommit): readable while the job runs. An
+    entry about an object the job's user may not view is left out: its message names it."""
 
-    def __init__(self, job_result):
+    def __init__(self, job_result, user=None):
         super().__init__(logging.DEBUG)
         self.job_result = job_result
+        self.user = user or AnonymousUser()
 
     def emit(self, record):
         from .models import JobLogEntry
 
         obj = getattr(record, "object", None)
+        if isinstance(obj, models.Model) and not may_view(obj, self.user):
+            return
         url = ""
         if obj is not None and getattr(obj, "pk", None) is not None:
             from queryengine.registry import resource_for
@@ -63,9 +70,31 @@ class JobLogHandler(logging.Handler):
         )
 
 
-def json_ready(value):
-    """A job's return value as stored: JSON as is, anything else through str()."""
-    return json.loads(json.dumps(value, default=str))
+def json_ready(value, user):
+    """A job's return value as stored: JSON as is, anything else through str(); an object the
+    job's user may not view becomes null."""
+
+    def shown(item):
+        if isinstance(item, models.Model) and not may_view(item, user):
+            return None
+        if isinstance(item, set | frozenset | models.QuerySet):  # their text would name each object
+            return list(item)
+        return str(item)
+
+    return json.loads(json.dumps(value, default=shown))
+
+
+def runner(job_result):
+    """The user a run acts for, as they are now: who started it (or scheduled it; a job hook's
+    change: who made it). A deactivated or deleted one runs nothing."""
+    user = job_result.user
+    if user is None:
+        if job_result.scheduled_job_id is not None:
+            raise PermissionError("The user who scheduled this job no longer exists; the job did not run.")
+        return AnonymousUser()
+    if not user.is_active:
+        raise PermissionError(f"The user {user.get_username()} is deactivated; the job did not run.")
+    return user
 
 
 class JobTask(Task):
@@ -89,23 +118,26 @@ def run_job(self, job_result_id: str, data: dict):
     from .discovery import job_class
     from .models import JobResult
 
-    job_result = JobResult.objects.select_related("job_model").get(pk=job_result_id)
+    job_result = JobResult.objects.select_related("job_model", "user").get(pk=job_result_id)
     job_result.status, job_result.date_started = "STARTED", timezone.now()
     job_result.worker = getattr(self.request, "hostname", None)
     job_result.task_name = self.name
     job_result.save(update_fields=["status", "date_started", "worker", "task_name"])
     logger = JobLogger(f"inventory.jobs.run.{job_result_id}")
-    logger.addHandler(JobLogHandler(job_result))
+    handler = JobLogHandler(job_result)
+    logger.addHandler(handler)
     try:
         klass = job_class(job_result.job_model) if job_result.job_model else None
         if klass is None:
             raise RuntimeError("The job's code is not installed on this worker.")
-        job = klass(job_result=job_result, logger=logger)
-        # What the job changes is logged as the job's, under its result's id.
+        user = handler.user = runner(job_result)
+        job = klass(job_result=job_result, logger=logger, user=user)
+        # What the job changes is logged as the job's, under its result's id; it reads and
+        # writes as its user.
         detail = f"{job_result.job_model.module_name}.{job_result.job_model.job_class_name}"
-        with change_context("job", detail, job_result.user, job_result.pk):
-            output = job.run(**klass.deserialize(data))
-        job_result.result, job_result.status = json_ready(output), "SUCCESS"
+        with change_context("job", detail, job_result.user, job_result.pk), acting_as(user):
+            output = job.run(**klass.deserialize(data, user))
+        job_result.result, job_result.status = json_ready(output, user), "SUCCESS"
     except Exception as exc:  # the job's own failure is its result, never the worker's
         job_result.status, job_result.traceback = "FAILURE", traceback.format_exc()
         job_result.result = {"exc_type": type(exc).__name__, "exc_message": [str(exc)]}
