@@ -25,6 +25,10 @@ class NotFound(Exception):
         self.detail = detail
 
 
+class ReferenceNotFound(NotFound):
+    """An object the written data names (not the one written) is absent or hidden (404)."""
+
+
 class Conflict(Exception):
     """The change would break other objects, e.g. deleting one that others depend on (409)."""
 

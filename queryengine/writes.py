@@ -28,10 +28,11 @@ from .changes import (
     snapshots,
     writing_through_engine,
 )
-from .errors import Conflict, NotFound, ValidationFailed
+from .errors import Conflict, NotFound, ReferenceNotFound, ValidationFailed
 from .jsonsql import IdIn
 from .permissions import within as narrowed
 from .prepared import PreparedQuery, stored_columns
+from .query import restricted, visible_rows
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -44,6 +45,7 @@ from .registry import (
     Resource,
     custom_field_support,
     deletion_hooks,
+    resource_by_object_type,
     resource_for,
 )
 
@@ -87,6 +89,19 @@ def writable_fields(resource: Resource, legacy: bool = False) -> tuple[WritableF
         )
         found.append(WritableField(spec.name, spec.kind, f, required, spec.target))
     return tuple(found)
+
+
+@cache
+def object_references(resource: Resource) -> tuple[tuple[str, str], ...]:
+    """The (type field, id field) pairs through which a client names any object (a note's
+    `assigned_object_type` and `assigned_object_id`): a content type `<name>_type` written
+    beside `<name>_id`."""
+    names = {f.name: f.kind for f in writable_fields(resource)}
+    return tuple(
+        (name, f"{name[: -len('_type')]}_id")
+        for name, kind in names.items()
+        if kind == CONTENT_TYPE and name.endswith("_type") and f"{name[: -len('_type')]}_id" in names
+    )
 
 
 def _attrs_repr(attrs: dict) -> str:
@@ -208,7 +223,28 @@ class Writer:
                 errors[field.name] = list(exc.messages)
         if self.resource.has_custom_fields:
             self.apply_custom_fields(instance, data.get("custom_fields"), errors)
+        self.check_references(instance, data, errors)
         return many, errors
+
+    def check_references(self, instance: models.Model, data: dict, errors: dict) -> None:
+        """An object the write names by type and id (a note's, an association's) must be one the
+        writer may view; any other, hidden or absent, is not found, as the object itself is."""
+        for type_field, id_field in object_references(self.resource):
+            written = type_field in data or id_field in data
+            if not written or type_field in errors or id_field in errors:
+                continue
+            type_id, pk = getattr(instance, f"{type_field}_id"), getattr(instance, id_field)
+            if type_id is None or pk is None:
+                continue
+            content_type = ContentType.objects.get_for_id(type_id)
+            target = resource_by_object_type(f"{content_type.app_label}.{content_type.model}")
+            if target is None:
+                continue
+            rows = visible_rows(target, self.user)
+            if rows is not None and not rows and target.scope is None:
+                continue  # the writer sees them all: an absent one is the model's own error
+            if rows is None or not restricted(target, self.user).filter(pk=pk).exists():
+                raise ReferenceNotFound(f"No {target.verbose_name} matches the given query.")
 
     def related(self, field: WritableField, value) -> models.Model:
         """The object `value` names: from the batch's lookups when it made them."""

@@ -23,7 +23,7 @@ from queryengine.documents import (
     many_to_many_fields,
     write_document,
 )
-from queryengine.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
+from queryengine.errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
 from queryengine.query import can_view, filters_of, restricted, visible_rows
 from queryengine.registry import Resource, resources
@@ -572,6 +572,8 @@ class DetailEndpoint(Endpoint):
     def found_by_write(self):
         try:
             yield
+        except ReferenceNotFound:
+            raise  # another object the body names: its own message
         except NotFound:
             raise not_found(self.resource) from None
 

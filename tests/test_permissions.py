@@ -202,6 +202,34 @@ def test_notes_and_available_ips_follow_the_parent_constraints(sample, superuser
     api.json(f"/api/tenancy/tenants/{globex.pk}/notes/", status=404)
 
 
+def test_notes_only_on_objects_the_writer_can_view(sample, superuser):
+    """A note for a hidden object is refused as the object itself is (404), and one for an
+    object that does not exist alike: the answer tells nothing about hidden objects."""
+    user, api = account("extras.view_note", "extras.add_note")
+    grant(user, ["tenancy.tenant"], ["view"], {"name": "Acme"})
+    acme, globex = Tenant.objects.get(name="Acme"), Tenant.objects.get(name="globex")
+    hidden = {"detail": "No Tenant matches the given query."}
+
+    def note_on(pk) -> dict:
+        return {"assigned_object_type": "tenancy.tenant", "assigned_object_id": str(pk), "note": "seen"}
+
+    for pk in (globex.pk, "00000000-0000-4000-8000-000000000000"):
+        assert send(api, "post", "/api/extras/notes/", note_on(pk)) == (404, hidden)
+        assert send(api, "post", f"/api/tenancy/tenants/{pk}/notes/", {"note": "seen"}) == (404, hidden)
+    assert send(api, "post", "/api/extras/notes/", [note_on(acme.pk), note_on(globex.pk)]) == (404, hidden)
+    mutation = "mutation ($data: [GenericScalar]!) { create_notes(data: $data) { note } }"
+    body = graphql(api, mutation, {"data": [note_on(globex.pk)]})
+    assert body["data"] == {"create_notes": None} and body["errors"][0]["message"] == hidden["detail"]
+    assert not Note.objects.filter(assigned_object_id=globex.pk, note="seen").exists()
+    assert send(api, "post", "/api/extras/notes/", note_on(acme.pk))[0] == 201
+    assert send(api, "post", f"/api/tenancy/tenants/{acme.pk}/notes/", {"note": "seen"})[0] == 201
+    # A move to a hidden object is refused alike.
+    mine = Note.objects.filter(assigned_object_id=acme.pk, note="seen", user=user).first().pk
+    user.user_permissions.add(Permission.objects.get(codename="change_note"))
+    status, body = send(api, "patch", f"/api/extras/notes/{mine}/", {"assigned_object_id": str(globex.pk)})
+    assert (status, body) == (404, hidden)
+
+
 def test_permission_lookup_is_one_query_per_request(sample, superuser):
     user, api = account()
     grant(user, ["dcim.device", "dcim.location"], ["view"], {"name__isnull": False})
