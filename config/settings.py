@@ -132,6 +132,11 @@ MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)
 GRAPHQL_MAX_ROWS = int(os.environ.get("GRAPHQL_MAX_ROWS") or 20_000)
+# A client's GraphQL document, checked before it is validated or compiled: its size in bytes,
+# its tokens, and the fields it selects once fragments are expanded (queryengine/limits.py).
+GRAPHQL_MAX_DOCUMENT_BYTES = int(os.environ.get("GRAPHQL_MAX_DOCUMENT_BYTES") or 1 << 20)
+GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS") or 20_000)
+GRAPHQL_MAX_SELECTIONS = int(os.environ.get("GRAPHQL_MAX_SELECTIONS") or 10_000)
 # Memory (estimated, MiB) each server process may hold in prepared documents: those REST writes,
 # and those clients write (queryengine.documentcache).
 PREPARED_DOCUMENTS_MIB = int(os.environ.get("PREPARED_DOCUMENTS_MIB") or 128)

@@ -21,11 +21,13 @@ def estimated_cost(source: str) -> int:
 
 
 class DocumentCache:
-    """`prepare(source)`, kept by text; the least recently used go first past `budget` bytes."""
+    """`prepare(source)`, kept by text when `keep(prepared)`; the least recently used go first
+    past `budget` bytes."""
 
-    def __init__(self, prepare: Callable, budget: int):
+    def __init__(self, prepare: Callable, budget: int, keep: Callable = lambda prepared: True):
         self.prepare = prepare
         self.budget = budget
+        self.keep = keep
         self.kept: OrderedDict = OrderedDict()
         self.used = 0
         self.hits = self.misses = 0
@@ -40,6 +42,8 @@ class DocumentCache:
                 return prepared
             self.misses += 1
         prepared = self.prepare(source)  # outside the lock: other threads go on meanwhile
+        if not self.keep(prepared):
+            return prepared
         with self.lock:
             if source not in self.kept:
                 self.kept[source] = prepared

@@ -4,6 +4,7 @@ or, for documents outside the compilable subset, graphql-core's generic executor
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 
 from django.conf import settings
@@ -29,6 +30,7 @@ from graphql import (
 
 from .compiler import Plan, compile_document
 from .documentcache import DocumentCache
+from .limits import parse_within_limits
 from .prepared import deferring
 from .schema import schema
 
@@ -144,10 +146,11 @@ class Prepared:
     is_mutation: bool
 
 
-def prepare_once(source: str) -> Prepared:
-    """Parse, validate and compile a document."""
+def prepare_once(source: str, limited: bool = False) -> Prepared:
+    """Parse, validate and compile a document; `limited`: within the bounds set for documents
+    clients write (queryengine.limits), checked first."""
     try:
-        document = parse(source)
+        document = parse_within_limits(source) if limited else parse(source)
     except GraphQLError as exc:
         return Prepared(None, (exc,), None, False)
     errors = validate(GRAPHQL_SCHEMA, document, RULES)
@@ -162,10 +165,16 @@ def prepare_once(source: str) -> Prepared:
 
 # Each process keeps what it prepared: later requests with the same text reuse it. The
 # documents REST writes come in a bounded number of shapes (values travel as variables); those
-# clients write may differ in every literal value, so they have a budget of their own.
+# clients write may differ in every literal value, so they have a budget of their own, and
+# limits: one those refuse, or that does not parse, is not kept (its text may be large, and
+# refusing it again costs little).
 MIB = 1024 * 1024
 prepare = DocumentCache(prepare_once, settings.PREPARED_DOCUMENTS_MIB * MIB)
-prepare_supplied = DocumentCache(prepare_once, settings.GRAPHQL_PREPARED_DOCUMENTS_MIB * MIB)
+prepare_supplied = DocumentCache(
+    partial(prepare_once, limited=True),
+    settings.GRAPHQL_PREPARED_DOCUMENTS_MIB * MIB,
+    keep=lambda prepared: prepared.document is not None,
+)
 
 
 def run(

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import orjson
+import time
 
+import orjson
+import pytest
+from graphql import GraphQLError
+
+from inventory.dcim.models import Interface
 from inventory.tenancy.models import Tenant
 
 from .conftest import send
@@ -117,3 +122,97 @@ def test_a_deep_document_takes_the_room_of_many_small_ones():
     kept = list(cache.kept)
     assert kept[-2:] == [small[0], deep] and small[1] not in kept and small[7] in kept
     assert cache.used == sum(map(estimated_cost, kept)) <= cache.budget
+
+
+def doubling(times: int) -> str:
+    """Each fragment spreads the one before it twice: `times` lines select 2**times fields."""
+    fragments = ["fragment F0 on DeviceType { id name }"] + [
+        f"fragment F{i} on DeviceType {{ ...F{i - 1} ...F{i - 1} }}" for i in range(1, times + 1)
+    ]
+    return f"{{ devices {{ ...F{times} }} }} " + " ".join(fragments)
+
+
+def refused_fast(api, query: str) -> str:
+    started = time.perf_counter()
+    status, body = graphql(api, query)
+    assert time.perf_counter() - started < 2
+    assert status == 400 and "data" not in body, body
+    return body["errors"][0]["message"]
+
+
+@pytest.mark.parametrize("times", [20, 39])
+def test_fragments_doubling_their_fields_are_refused_before_compiling(api, sample, times):
+    message = refused_fast(api, doubling(times))
+    assert message == (
+        f"The document selects {2 ** (times + 1) + 1} fields once its fragments are expanded; "
+        "the limit is 10000 (GRAPHQL_MAX_SELECTIONS)."
+    )
+
+
+def test_a_document_past_its_size_or_tokens_is_refused_before_parsing(api, sample):
+    flat = "{ devices { " + "name " * 600_000 + "} }"  # 3 MB
+    assert refused_fast(api, flat) == (
+        f"The document is {len(flat)} bytes long; the limit is 1048576 bytes (GRAPHQL_MAX_DOCUMENT_BYTES)."
+    )
+    flat = "{ devices { " + "name " * 200_000 + "} }"  # 1 MB: within the size, not the tokens
+    assert (
+        refused_fast(api, flat) == "The document has more than 20000 tokens, the limit (GRAPHQL_MAX_TOKENS)."
+    )
+
+
+def test_document_limits_are_settings_and_count_what_fragments_expand_to(api, sample, settings):
+    settings.GRAPHQL_MAX_SELECTIONS = 7
+    # Seven fields: the fragment's two count at each of its spreads.
+    seven = (
+        "{ tenants(limit: 1) { tenant_group { ...G } } tenant_groups(limit: 1) { ...G } } "
+        "fragment G on TenantGroupType { id name }"
+    )
+    status, body = graphql(api, seven)
+    assert status == 200, body
+    status, body = graphql(api, seven.replace("tenant_group {", "name tenant_group {"))
+    assert status == 400
+    assert body["errors"][0]["message"].startswith("The document selects 8 fields")
+    # A fragment spreading itself is counted without end and left to validation to name.
+    status, body = graphql(api, "{ tenants { ...A } } fragment A on TenantType { id ...A }")
+    assert status == 400 and "Cannot spread fragment 'A' within itself." in body["errors"][0]["message"]
+    settings.GRAPHQL_MAX_TOKENS = 11
+    assert graphql(api, "{ tenants(limit: 1) { name } }")[0] == 200  # eleven tokens
+    status, body = graphql(api, "{ tenants(limit: 1) { id name } }")
+    assert status == 400 and "(GRAPHQL_MAX_TOKENS)" in body["errors"][0]["message"]
+    settings.GRAPHQL_MAX_DOCUMENT_BYTES = 20
+    status, body = graphql(api, "{ tenants { name } }  ")
+    assert status == 400 and "(GRAPHQL_MAX_DOCUMENT_BYTES)" in body["errors"][0]["message"]
+
+
+def test_saved_queries_are_held_to_the_document_limits(api, sample):
+    from inventory.extras.models import GraphQLQuery
+
+    status, answer = send(api, "post", "/api/extras/graphql-queries/", {"name": "big", "query": doubling(39)})
+    assert status == 400 and "(GRAPHQL_MAX_SELECTIONS)" in answer["query"][0]
+    # One stored without that check is refused when it runs.
+    saved = GraphQLQuery.objects.create(name="stored", query=doubling(39))
+    started = time.perf_counter()
+    status, answer = send(api, "post", f"/api/extras/graphql-queries/{saved.pk}/run/", {})
+    assert time.perf_counter() - started < 2
+    assert status == 400 and "(GRAPHQL_MAX_SELECTIONS)" in answer["errors"][0]["message"]
+
+
+def test_the_documents_rest_writes_are_not_refused(api, sample, settings):
+    """REST's own documents are not held to the limits of the documents clients write. Its
+    largest, an interface list at depth 10 (and in 1.x's nested form), are within the size and
+    token limits all the same; at depth 10 they select millions of fields (each nested fragment
+    is compiled once)."""
+    from queryengine import registry
+    from queryengine.documents import LegacyShape, list_document, many_to_many_fields
+    from queryengine.limits import parse_within_limits
+
+    interfaces = registry.resource_for(Interface)
+    many = frozenset(many_to_many_fields(interfaces))
+    parse_within_limits(list_document(interfaces, LegacyShape("1.3"), many, ()))
+    deepest = list_document(interfaces, 10, many, ())
+    with pytest.raises(GraphQLError, match=r"\(GRAPHQL_MAX_SELECTIONS\)"):
+        parse_within_limits(deepest)
+    settings.GRAPHQL_MAX_SELECTIONS = 10**9
+    parse_within_limits(deepest)
+    response = api.get("/api/dcim/interfaces/", {"depth": 10, "limit": 1})
+    assert response.status_code == 200, response.content[:300]

@@ -3,17 +3,17 @@
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
-from graphql import ExecutableDefinitionNode, GraphQLError, IntValueNode, StringValueNode, parse
+from graphql import DocumentNode, ExecutableDefinitionNode, IntValueNode, StringValueNode
 
 from inventory.base import BaseModel
 from inventory.slugs import SlugModel
 
 
-def declared_variables(text: str) -> dict:
+def declared_variables(document: DocumentNode) -> dict:
     """{name: default} of every variable the document's operations declare, as the reference
     keeps them: a string or integer default as its text, anything else as ""."""
     variables = {}
-    for definition in parse(text).definitions:
+    for definition in document.definitions:
         if not isinstance(definition, ExecutableDefinitionNode):
             continue
         for declared in definition.variable_definitions or ():
@@ -40,21 +40,19 @@ class GraphQLQuery(SlugModel, BaseModel):
         verbose_name_plural = "GraphQL queries"
 
     def clean(self):
-        """The document must parse and be valid against the service's schema (the one it runs on)."""
+        """The document must be within the limits of documents clients write, parse, and be valid
+        against the service's schema (the one it runs on)."""
         from queryengine.engine import prepare_supplied
 
         super().clean()
-        try:
-            parse(self.query)
-        except GraphQLError as error:
-            raise ValidationError({"query": [str(error)]}) from None
         errors = prepare_supplied(self.query).errors
         if errors:
             raise ValidationError({"query": [error.message for error in errors]})
 
     def save(self, *args, **kwargs):
-        try:
-            self.variables = declared_variables(self.query)
-        except GraphQLError:
-            self.variables = {}  # written without validation (clean refuses it)
+        from queryengine.engine import prepare_supplied
+
+        # Prepared by clean already (kept by text); none when written without it and refused.
+        document = prepare_supplied(self.query).document
+        self.variables = declared_variables(document) if document is not None else {}
         super().save(*args, **kwargs)
