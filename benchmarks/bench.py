@@ -42,6 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/netinventory_bench")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# Servers refuse to start without one; this stays the same from run to run, as the tokens the
+# benchmark database keeps are sealed with it.
+os.environ.setdefault("SECRET_KEY", "netinventory-benchmarks-" + "0" * 40)
 KEY = "b" * 40
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import secrets
 import shutil
 import socket
 import subprocess
@@ -53,6 +54,7 @@ def main() -> None:
     if database.startswith("postgres"):
         fresh_database(database)
     env = {**os.environ, "DATABASE_URL": database, "DATA_DIR": str(data)}
+    env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))  # a fresh database: any key will do
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -9,12 +9,22 @@ as on Redis. `CELERY_TASK_ALWAYS_EAGER` runs tasks in the requesting process ins
 import os
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import beat_init, celeryd_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("netinventory", include=["inventory.jobs.tasks", "inventory.extras.webhooks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
+
+
+@celeryd_init.connect
+@beat_init.connect
+def refuse_without_secret_key(**kwargs):
+    """Celery logs and carries on past an exception in a signal handler: SystemExit stops it."""
+    from config.startup import secret_key_refusal
+
+    if refusal := secret_key_refusal("Celery"):
+        raise SystemExit(refusal)
 
 
 @worker_ready.connect

@@ -73,7 +73,9 @@ DATABASES = {"default": database_from_url(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3") and DATABASES["default"]["NAME"] != ":memory:":
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-development-key-change-me-in-production")
+# Signs sessions and CSRF tokens. Without one in the environment servers refuse to start unless
+# DEBUG is on (config/startup.py); other commands (migrate, the tests) use this development key.
+SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-development-key-change-me-in-production"
 # Seals API token keys at rest (inventory/users/sealing.py); defaults to one derived from SECRET_KEY.
 TOKEN_SEALING_KEY = os.environ.get("TOKEN_SEALING_KEY", "")
 DEBUG = env_bool("DEBUG", False)
