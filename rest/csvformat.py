@@ -6,8 +6,10 @@ Export: the depth-0 JSON rows of the list (same filters, order and engine), with
 field as a `cf_<key>` column (sorted, after the fields), every foreign key replaced in place by
 the columns of its target's natural key (`location__name`, `location__parent__name`, …) and
 many-to-many lists other than tags and content types left out. A missing related object reads
-`NoObject`, a null value `NULL` (custom fields: empty). Nested values flatten as the reference's
-renderer does: choices by value, references by id, lists comma-joined, other objects as JSON.
+`NoObject`, a null value `NULL` (custom fields: empty); one the caller may not view, its id in
+every column reached through it (JSON shows its reference). Nested values flatten as the
+reference's renderer does: choices by value, references by id, lists comma-joined, other objects
+as JSON.
 
 Import: the same columns back into the objects a JSON bulk create takes, related objects given
 by their natural-key attributes, which the write layer resolves like any attribute reference.
@@ -26,7 +28,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.http import HttpResponse
 
-from queryengine.query import restricted
+from queryengine.query import NOTHING, Viewer, restricted
 from queryengine.registry import (
     CONTENT_TYPES,
     FOREIGN_KEY,
@@ -124,23 +126,66 @@ def related_columns(resource: Resource) -> dict[str, list[str]]:
 
 
 def _key_values(resource: Resource, user, ids: list[str], columns: dict[str, list[str]]) -> dict[str, dict]:
-    """id -> {column: CSV value} for a page of objects, in one query."""
+    """id -> {column: CSV value} for a page of objects, in one query, and one more for each
+    related model of which the caller may view only some objects. A column reached through an
+    object the caller may not view reads that object's id (JSON shows its reference), however
+    far beyond it the column's value lies."""
     lookups = [lookup for group in columns.values() for lookup in group]
     if not lookups or not ids:
         return {}
-    # A lookup's related object may be missing at any step: read the step's id too.
-    steps = {lookup.rsplit("__", 1)[0] for lookup in lookups}
+    # Every related object on a lookup's way (each may be missing or hidden): its id is read too.
+    ways = {lookup: _steps(lookup) for lookup in lookups}
+    steps = {step for way in ways.values() for step in way}
     wanted = sorted(set(lookups) | steps)
+    rows = list(restricted(resource, user).filter(pk__in=ids).values("pk", *wanted))
+    hidden = _hidden_ids(resource.model, steps, rows, user)
     found = {}
-    for row in restricted(resource, user).filter(pk__in=ids).values("pk", *wanted):
+    for row in rows:
         values = {}
-        for lookup in lookups:
-            if row[lookup.rsplit("__", 1)[0]] is None:
-                values[lookup] = NO_OBJECT
-            else:
-                values[lookup] = _key_text(row[lookup])
+        for lookup, way in ways.items():
+            value = None
+            for step in way:
+                if row[step] is None:
+                    value = NO_OBJECT
+                    break
+                if row[step] in hidden:
+                    value = str(row[step])
+                    break
+            values[lookup] = _key_text(row[lookup]) if value is None else value
         found[str(row["pk"])] = values
     return found
+
+
+def _steps(lookup: str) -> list[str]:
+    """The related objects a lookup passes, nearest first: `location__parent__name` passes
+    `location` and `location__parent`."""
+    parts = lookup.split("__")
+    return ["__".join(parts[:end]) for end in range(1, len(parts))]
+
+
+def _hidden_ids(model: type[models.Model], steps: set[str], rows: list[dict], user) -> set:
+    """The ids, among the related objects the rows name, of those `user` may not view: one query
+    per related model the user may view only in part, none for those they view in full."""
+    by_target: dict[Resource, set] = {}
+    for step in steps:
+        target = resource_for(_related_model(model, step))
+        if target is not None:
+            by_target.setdefault(target, set()).update(row[step] for row in rows if row[step] is not None)
+    viewer = Viewer(user)
+    hidden = set()
+    for target, ids in by_target.items():
+        subset = viewer.subset(target) if ids else None
+        if subset is NOTHING:
+            hidden |= ids
+        elif subset is not None:
+            hidden |= ids - set(subset.filter(pk__in=ids).values_list("pk", flat=True))
+    return hidden
+
+
+def _related_model(model: type[models.Model], step: str) -> type[models.Model]:
+    for name in step.split("__"):
+        model = model._meta.get_field(name).related_model
+    return model
 
 
 def _key_text(value):

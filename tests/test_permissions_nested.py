@@ -3,6 +3,9 @@ objects show only what the caller may view, by REST and GraphQL, compiled or not
 
 from __future__ import annotations
 
+import csv
+import io
+
 import orjson
 import pytest
 from django.db import connection
@@ -16,7 +19,7 @@ from queryengine import engine, query
 from queryengine.schema import RequestContext
 
 from .builders import SUPERUSER_KEY, build_sample
-from .conftest import Api, request_statements
+from .conftest import Api, request_statements, send
 from .test_permissions import account, grant, graphql
 
 # What a location's and a device's other related objects need, so only the tested ones differ.
@@ -224,3 +227,56 @@ def test_derived_counts_count_what_the_caller_may_view(sample, tenant_viewer):
     assert shown == {**full, "Customers": 0}  # Initech is outside the constraint
     text = "{ tenant_groups { name tenant_count } }"
     assert {g["name"]: g["tenant_count"] for g in graphql(api, text)["data"]["tenant_groups"]} == shown
+
+
+def csv_rows(api, path: str, params=None) -> list[dict]:
+    response = api.get(path, {**(params or {}), "format": "csv"})
+    assert response.status_code == 200, response.content[:300]
+    return list(csv.DictReader(io.StringIO(response.content.decode())))
+
+
+def test_csv_names_no_related_object_the_caller_may_not_view(sample, tenant_viewer):
+    """A hidden related object's natural-key columns read its id, as JSON shows its reference."""
+    _, api = tenant_viewer
+    initech = Tenant.objects.get(name="Initech")
+    rows = by_name(csv_rows(api, "/api/dcim/locations/"))
+    assert rows["AMS1"]["tenant__name"] == "Acme"
+    assert rows["fra2"]["tenant__name"] == str(initech.pk)
+    assert rows["Europe"]["tenant__name"] == "NoObject"
+    assert by_name(csv_rows(Api(SUPERUSER_KEY), "/api/dcim/locations/"))["fra2"]["tenant__name"] == "Initech"
+    fra = Location.objects.get(name="fra2")
+    (detail,) = csv_rows(api, f"/api/dcim/locations/{fra.pk}/")
+    assert detail["tenant__name"] == str(initech.pk)
+    # One query for the tenants of the whole page (locations and the rest are viewed in full).
+    with CaptureQueriesContext(connection) as queries:
+        api.get("/api/dcim/locations/", {"format": "csv", "limit": 4})
+    assert sum('FROM "tenancy_tenant"' in sql for sql in request_statements(queries)) == 1
+
+
+def test_csv_hides_an_ancestor_the_caller_may_not_view(sample):
+    """A natural key's columns that come through a hidden object (its parents' names) read that
+    object's id, whatever lies beyond it."""
+    user, api = account("dcim.view_locationtype", "extras.view_status", "tenancy.view_tenant")
+    grant(user, ["dcim.location"], ["view"], {"name__in": ["AMS1", "AMS1 floor 1"]})
+    europe = str(Location.objects.get(name="Europe").pk)
+    rows = by_name(csv_rows(api, "/api/dcim/locations/"))
+    assert set(rows) == {"AMS1", "AMS1 floor 1"}
+    room = rows["AMS1 floor 1"]
+    assert (room["parent__name"], room["parent__parent__name"]) == ("AMS1", europe)
+    assert (rows["AMS1"]["parent__name"], rows["AMS1"]["parent__parent__name"]) == (europe, europe)
+    assert not any(value == "Europe" for row in rows.values() for value in row.values())
+
+
+def test_csv_export_job_hides_what_the_list_hides(sample, jobs, tenant_viewer):
+    user, api = tenant_viewer
+    user.user_permissions.add(*_permissions("extras.view_fileproxy"))
+    grant(user, ["extras.job"], ["view", "run"])
+    export = jobs["ExportObjectList"]
+    status, run = send(
+        api, "post", f"/api/extras/jobs/{export.pk}/run/", {"data": {"content_type": "dcim.location"}}
+    )
+    assert status == 201 and run["job_result"]["status"]["value"] == "SUCCESS", run
+    (file,) = api.json("/api/extras/file-proxies/", {"job_result": run["job_result"]["id"]})["results"]
+    text = api.get(f"/api/extras/file-proxies/{file['id']}/download/").content
+    assert text == api.get("/api/dcim/locations/", {"format": "csv"}).content
+    assert b"Initech" not in text and str(Tenant.objects.get(name="Initech").pk).encode() in text
