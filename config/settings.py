@@ -131,6 +131,8 @@ WEBHOOK_MAX_RESPONSE_BYTES = int(os.environ.get("WEBHOOK_MAX_RESPONSE_BYTES") or
 # Largest file the text-file secrets provider reads (a larger one is an error, not read).
 SECRET_FILE_MAX_BYTES = int(os.environ.get("SECRET_FILE_MAX_BYTES") or 65536)
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
+# Levels of objects and arrays a client's JSON (a request body, a written value) may nest.
+MAX_JSON_DEPTH = int(os.environ.get("MAX_JSON_DEPTH") or 100)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)
 GRAPHQL_MAX_ROWS = int(os.environ.get("GRAPHQL_MAX_ROWS") or 20_000)

@@ -29,6 +29,7 @@ from .changes import (
     writing_through_engine,
 )
 from .errors import Conflict, NotFound, ReferenceNotFound, ValidationFailed
+from .jsondepth import too_deep, too_deep_message
 from .jsonsql import IdIn
 from .permissions import within as narrowed
 from .prepared import PreparedQuery, stored_columns
@@ -411,12 +412,14 @@ class Writer:
         return hook() if hook is not None else nullcontext()
 
     def create(self, items: list) -> list[models.Model]:
+        refuse_deep(items)
         with self.batch(), writing_through_engine():
             created = self._create(items)
             self.log(CREATE, created, {}, self.many_written)
             return created
 
     def update(self, items: list, partial: bool) -> list[models.Model]:
+        refuse_deep(items)
         with self.batch(), writing_through_engine():
             return self._update(items, partial)
 
@@ -566,6 +569,14 @@ class Writer:
 
 
 LOCKED_MANY = "_locked_many_"
+
+
+def refuse_deep(items: list) -> None:
+    """Every client's data passes here (REST bodies, GraphQL variables and literals, CSV), so
+    JSON values nested past MAX_JSON_DEPTH are refused here, item by item."""
+    errors = [{NON_FIELD: [too_deep_message()]} if too_deep(item) else {} for item in items]
+    if any(errors):
+        raise ValidationFailed(errors)
 
 
 @cache

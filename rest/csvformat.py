@@ -28,6 +28,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.http import HttpResponse
 
+from queryengine import jsondepth
 from queryengine.query import NOTHING, Viewer, restricted
 from queryengine.registry import (
     CONTENT_TYPES,
@@ -385,7 +386,7 @@ def _field_value(value, kind: str, field: models.Field | None):
             return None
         if value.startswith(("{", "[")):
             try:
-                return json.loads(value)
+                return _json_cell(value)
             except ValueError:
                 return value  # refused by the field's validation
         return value.split(",")
@@ -394,6 +395,14 @@ def _field_value(value, kind: str, field: models.Field | None):
     if isinstance(field, models.BooleanField) and isinstance(value, str):
         return _boolean(value)
     return value
+
+
+def _json_cell(text: str):
+    """A JSON cell's value; one nested too deeply to parse is the client's error, as in a body."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise CSVInvalid(jsondepth.too_deep_message()) from None
 
 
 def _boolean(text: str):
@@ -420,7 +429,7 @@ def _custom_value(value, kind: str | None):
         return value.split(",")
     if kind == "json":
         try:
-            return json.loads(value)
+            return _json_cell(value)
         except ValueError:
             return value
     return value

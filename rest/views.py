@@ -16,7 +16,7 @@ from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 from graphql import GraphQLError
 
-from queryengine import engine
+from queryengine import engine, jsondepth
 from queryengine.documents import (
     detail_document,
     list_document,
@@ -644,6 +644,8 @@ def json_body(request, empty: object = b"null"):
         body = orjson.loads(request.body or b"null")
     except orjson.JSONDecodeError as exc:
         raise detail_error(400, f"JSON parse error - {exc}") from None
+    if jsondepth.text_too_deep(request.body, body):
+        raise detail_error(400, jsondepth.too_deep_message())
     if isinstance(body, list) and len(body) > settings.MAX_BULK_OBJECTS:
         raise detail_error(400, TOO_MANY_OBJECTS.format(settings.MAX_BULK_OBJECTS, len(body)))
     return body

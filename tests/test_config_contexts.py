@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -56,6 +58,45 @@ def test_local_data_goes_on_top(api, devices):
         "x": 1,
     }
     assert context_of(api, leaf) == body["config_context"]
+
+
+def nested(depth: int, inner: str = "{}") -> str:
+    """`depth` objects inside each other, as JSON text (too deep for the encoders to write)."""
+    return '{"a":' * depth + inner + "}" * depth
+
+
+def test_json_nested_past_the_limit_is_refused(api, devices):
+    """A 1000-level value once failed the write with a 500; every way in answers 400."""
+    leaf = devices["leaf1"]
+    path = f"/api/dcim/devices/{leaf.pk}/"
+    too_deep = "JSON nested more than 100 levels deep is not accepted (MAX_JSON_DEPTH)."
+    for depth in (1000, 100):
+        body = f'{{"local_config_context_data": {nested(depth)}}}'
+        response = api.client.patch(path, body, content_type="application/json")
+        assert (response.status_code, response.json()) == (400, {"detail": too_deep})
+    response = api.client.patch(
+        path, f'{{"local_config_context_data": {nested(98)}}}', content_type="application/json"
+    )
+    assert response.status_code == 200
+    graphql = "mutation ($data: [GenericScalar]!) { update_devices(data: $data) { id } }"
+    item = f'{{"id": "{leaf.pk}", "local_config_context_data": {nested(1000)}}}'
+    body = f'{{"query": "{graphql}", "variables": {{"data": [{item}]}}}}'
+    response = api.client.post("/api/graphql/", body, content_type="application/json")
+    assert (response.status_code, response.json()) == (400, {"detail": too_deep})
+    # Written into the document itself, past the limit but not past the parser's.
+    literal = nested(150).replace('"a"', "a")
+    item = f'{{id: "{leaf.pk}", local_config_context_data: {literal}}}'
+    document = f"mutation {{ update_devices(data: [{item}]) {{ id }} }}"
+    answer = api.post("/api/graphql/", {"query": document}).json()
+    assert answer["data"] == {"update_devices": None} and too_deep in answer["errors"][0]["message"]
+    # A CSV cell too deep to parse at all.
+    cell = nested(1000).replace('"', '""')
+    response = api.client.patch(
+        "/api/dcim/devices/", f'id,local_config_context_data\n{leaf.pk},"{cell}"\n', content_type="text/csv"
+    )
+    assert (response.status_code, response.json()) == (400, {"detail": too_deep})
+    leaf.refresh_from_db()
+    assert leaf.local_config_context_data == json.loads(nested(98))
 
 
 def test_every_kind_of_assignment(api, devices):

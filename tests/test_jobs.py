@@ -103,6 +103,11 @@ def test_run_validates_data_naming_each_variable(api, jobs):
         api, "post", run_url(jobs["Greet"]), {"data": {"who": "x"}, "task_queue": "elsewhere"}
     )
     assert status == 400 and body == {"task_queue": ['"elsewhere" is not a valid choice.']}
+    # JSON given as text is held to the same depth as a body's.
+    for depth, message in ((1000, "Enter a valid JSON."), (150, "JSON nested more than 100 levels deep")):
+        text = '{"a":' * depth + "{}" + "}" * depth
+        status, body = send(api, "post", run_url(jobs["Greet"]), {"data": {"who": "x", "settings": text}})
+        assert status == 400 and body["errors"]["settings"][0].startswith(message)
     assert JobResult.objects.count() == results_before
 
 

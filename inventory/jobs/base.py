@@ -36,6 +36,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 
 from queryengine.acting import readable, write_as
+from queryengine.jsondepth import too_deep, too_deep_message
 
 REQUIRED = "This field is required."
 
@@ -272,9 +273,11 @@ class JSONVar(ScriptVariable):
     def clean_value(self, value):
         if isinstance(value, str):
             try:
-                return json.loads(value)
-            except ValueError:
+                value = json.loads(value)
+            except (ValueError, RecursionError):
                 raise ValidationError("Enter a valid JSON.") from None
+        if too_deep(value):
+            raise ValidationError(too_deep_message())
         return value
 
 
