@@ -162,6 +162,38 @@ SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE") or 14 * 24 * 3600)
+# Behind HTTPS: plain http is redirected to https, and browsers are told to use https alone for
+# SECURE_HSTS_SECONDS (sent on https answers only). Off for the demo over plain http.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^health/", r"^metrics/"]  # probes reach each process over plain http
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS") or 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+# The header a TLS-terminating proxy sets to "https" (X-Forwarded-Proto) where the server does not
+# trust it already (gunicorn does from FORWARDED_ALLOW_IPS); the proxy must overwrite a client's.
+_PROXY_SSL_HEADER = os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip()
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https") if _PROXY_SSL_HEADER else None
+)
+# Headers of every answer, as the reference sends them (config/security.py adds the CSP).
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Pages load only what the service serves and run no inline script or style: Swagger UI, GraphiQL
+# and the dashboard start from files (their settings in data-* attributes), so a script injected
+# into a page does not run, and no other site may frame one.
+CONTENT_SECURITY_POLICY = {
+    "default-src": "'self'",
+    "script-src": "'self'",
+    "style-src": "'self'",
+    "img-src": "'self' data:",
+    "font-src": "'self' data:",
+    "object-src": "'none'",
+    "base-uri": "'none'",
+    "form-action": "'self'",
+    "frame-ancestors": "'none'",
+}
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 
@@ -188,17 +220,22 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.monitoring.metrics.MetricsMiddleware",  # first: times everything below it
+    # Above CORS: its preflight answers carry the security headers too.
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.security.content_security_policy",
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.security.SecurityMiddleware",
     "config.browser.BrowserMiddleware",  # sessions, users, messages: not for API tokens
     "inventory.extras.changelog.ChangeContextMiddleware",
     "queryengine.definitions.RequestMiddleware",  # definitions kept between writes: checked once
 ]
 
 # The admin asks for the session, authentication and message middleware by name: they are there,
-# inside config.browser.BrowserMiddleware.
-SILENCED_SYSTEM_CHECKS = ["admin.E408", "admin.E409", "admin.E410"]
+# inside config.browser.BrowserMiddleware. CSRF is checked by each view that takes a session's
+# form or write (web/views.py, the admin's own, rest/auth.py for the API), not by a middleware
+# that token clients would pass through for nothing (security.W003).
+SILENCED_SYSTEM_CHECKS = ["admin.E408", "admin.E409", "admin.E410", "security.W003"]
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import orjson
+from django.conf import settings
 from django.http import FileResponse, Http404, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render as render_template
 from django.utils._os import safe_join
@@ -18,12 +19,14 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from . import openapi, versioning, yamltext
 
 # Asset folders by URL prefix: Swagger UI and ReDoc from an installed package, GraphiQL from the
-# files `bin/fetch-assets` takes from the npm registry at build time.
+# files `bin/fetch-assets` takes from the npm registry at build time, and the pages' own scripts
+# and styles (no inline ones: config/security.py).
 _SIDECAR = Path(__import__("drf_spectacular_sidecar").__file__).parent / "static" / "drf_spectacular_sidecar"
 ASSET_ROOTS = {
     "swagger-ui": _SIDECAR / "swagger-ui-dist",
     "redoc": _SIDECAR / "redoc" / "bundles",
     "graphiql": Path(__file__).parent / "assets" / "graphiql",
+    "pages": Path(__file__).parent / "pages",
 }
 ASSETS_URL = "/api/docs/assets/"
 MEDIA_TYPES = {"json": "application/vnd.oai.openapi+json", "yaml": "application/vnd.oai.openapi"}
@@ -80,8 +83,9 @@ class PageView:
 
     documented = False
 
-    def __init__(self, template: str):
+    def __init__(self, template: str, inline_styles: bool = False):
         self.template = template
+        self.inline_styles = inline_styles
 
     @method_decorator(ensure_csrf_cookie)  # "Try it out" as a signed-in browser sends it back
     def __call__(self, request) -> HttpResponse:
@@ -104,7 +108,17 @@ class PageView:
         }
         response = render_template(request, self.template, context)
         response["API-Version"] = version
+        if self.inline_styles:
+            response["Content-Security-Policy"] = policy_with_inline_styles()
         return response
+
+
+@cache
+def policy_with_inline_styles() -> str:
+    """The service's Content-Security-Policy, but for styles written into the page: ReDoc renders
+    its styles as <style> elements (styled-components). Its scripts stay the service's own."""
+    directives = {**settings.CONTENT_SECURITY_POLICY, "style-src": "'self' 'unsafe-inline'"}
+    return "; ".join(f"{name} {sources}" for name, sources in directives.items())
 
 
 def asset(request, name: str) -> FileResponse:

@@ -11,9 +11,7 @@ from queryengine.scalars import dumps
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title} – NetInventory API</title>
-<style>body{{font-family:system-ui,sans-serif;margin:2rem;color:#222}}h1{{font-size:1.3rem}}
-pre{{background:#f6f8fa;padding:1rem;border-radius:6px;overflow:auto}}.meta{{color:#555}}
-a{{color:#0366d6}}</style></head>
+<link rel="stylesheet" href="/api/docs/assets/pages/browsable.css"></head>
 <body><h1>{title}</h1><p class="meta">{method} {path} &mdash; HTTP {status} &middot; API version {version}</p>
 <pre>{body}</pre></body></html>"""
 

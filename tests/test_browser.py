@@ -28,6 +28,7 @@ def browser():
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1400"):
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # where refusals by the CSP show
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     yield driver
     driver.quit()
@@ -58,6 +59,16 @@ def network(transactional_db):
         address = IPAddress(status=active)
         address.set_address(f"10.0.1.{host}/24")
         address.save()
+
+
+def refused_by_the_policy(browser) -> list[str]:
+    """What the page's Content-Security-Policy blocked since the last call: nothing the service's
+    own pages load or do."""
+    return [
+        entry["message"]
+        for entry in browser.get_log("browser")
+        if "Content Security Policy" in entry["message"]
+    ]
 
 
 def artefacts() -> Path:
@@ -100,6 +111,14 @@ def test_sign_in_dashboard_graphiql_and_swagger(browser, live_server, network):
     screenshot = artefacts() / "dashboard.png"
     assert browser.save_screenshot(str(screenshot)) and screenshot.stat().st_size > 0
     print(f"dashboard screenshot: {screenshot}")
+    assert refused_by_the_policy(browser) == []
+
+    # A script injected into the page (say, through a stored value rendered unescaped) is refused.
+    browser.execute_script(
+        "const s = document.createElement('script'); s.textContent = 'window.injected = 1'; document.body.append(s);"
+    )
+    assert browser.execute_script("return window.injected") is None
+    assert refused_by_the_policy(browser)
 
     # GraphiQL loads from the service and runs a query as the signed-in user, no token pasted.
     browser.get(f"{live_server.url}/api/graphql/")
@@ -110,6 +129,7 @@ def test_sign_in_dashboard_graphiql_and_swagger(browser, live_server, network):
     )
     browser.find_element(By.CSS_SELECTOR, ".graphiql-execute-button").click()
     wait.until(lambda _: '"locations_count": 3' in text_of(".graphiql-response"))
+    assert refused_by_the_policy(browser) == []
 
     # Swagger UI: "Try it out" on the status endpoint answers as the signed-in user.
     browser.get(f"{live_server.url}/api/docs/")
@@ -120,3 +140,4 @@ def test_sign_in_dashboard_graphiql_and_swagger(browser, live_server, network):
     wait.until(
         lambda _: "netinventory-version" in text_of("#operations-status-status_get .responses-wrapper")
     )
+    assert refused_by_the_policy(browser) == []

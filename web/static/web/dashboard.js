@@ -67,7 +67,11 @@ async function counts(fields) {
 
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  for (const [name, value] of Object.entries(attributes)) {
+    // Styles through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    if (name === "style") node.style.cssText = value;
+    else node.setAttribute(name, value);
+  }
   for (const child of children) node.append(child);
   return node;
 }
