@@ -133,6 +133,13 @@ SECRET_FILE_MAX_BYTES = int(os.environ.get("SECRET_FILE_MAX_BYTES") or 65536)
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # Levels of objects and arrays a client's JSON (a request body, a written value) may nest.
 MAX_JSON_DEPTH = int(os.environ.get("MAX_JSON_DEPTH") or 100)
+# User-written templates (export templates, computed fields, webhook bodies, ...): what one
+# rendering (an export, a page's computed fields, a webhook request) may spend, and the longest
+# template source accepted.
+TEMPLATE_TIME_LIMIT = float(os.environ.get("TEMPLATE_TIME_LIMIT") or 10)
+TEMPLATE_MAX_ITERATIONS = int(os.environ.get("TEMPLATE_MAX_ITERATIONS") or 1_000_000)
+TEMPLATE_MAX_OUTPUT = int(os.environ.get("TEMPLATE_MAX_OUTPUT") or 32 << 20)
+TEMPLATE_MAX_LENGTH = int(os.environ.get("TEMPLATE_MAX_LENGTH") or 256 << 10)
 # GraphQL documents: root fields (aliases included) and the rows their root lists may return.
 GRAPHQL_MAX_ROOT_FIELDS = int(os.environ.get("GRAPHQL_MAX_ROOT_FIELDS") or 50)
 GRAPHQL_MAX_ROWS = int(os.environ.get("GRAPHQL_MAX_ROWS") or 20_000)

@@ -68,10 +68,11 @@ def can_view(resource: Resource, user) -> bool:
     return visible_rows(resource, user) is not None
 
 
-def restricted(resource: Resource, user):
-    """Every object of the resource that `user` may read: the constraints of their object
-    permissions become part of the query's WHERE."""
-    queryset = resource.model._default_manager.all()
+def restricted(resource: Resource, user, queryset=None):
+    """Every object of the resource (or of `queryset`, one of its querysets) that `user` may
+    read: the constraints of their object permissions become part of the query's WHERE."""
+    if queryset is None:
+        queryset = resource.model._default_manager.all()
     rows = visible_rows(resource, user)
     if rows is None:
         return queryset.none()

@@ -8,6 +8,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.http import HttpRequest, HttpResponse, QueryDict
 
 from inventory.extras.models import ExportTemplate
+from inventory.extras.templatedata import Scope, TemplateRows
 from inventory.extras.templating import TemplateFailed, render
 from queryengine.filters import FilterError
 from queryengine.query import filtered, ordering
@@ -25,9 +26,11 @@ def export(request, resource: Resource, filters: dict) -> HttpResponse:
     template = ExportTemplate.objects.filter(content_type=kind, name=name).first()
     if template is None:
         raise FilterError({"export": [f"Select a valid choice. {name} is not one of the available choices."]})
-    queryset = filtered(resource, request.context.user, filters).order_by(*ordering(resource, None))
+    user = request.context.user
+    queryset = filtered(resource, user, filters).order_by(*ordering(resource, None))
+    rows = TemplateRows(Scope(user), resource, queryset)
     try:
-        output = render(template.template_code, {"queryset": queryset}).replace("\r\n", "\n")
+        output = render(template.template_code, {"queryset": rows}).replace("\r\n", "\n")
     except TemplateFailed as exc:
         raise detail_error(400, str(exc)) from None
     response = HttpResponse(output, content_type=template.mime_type or "text/plain")

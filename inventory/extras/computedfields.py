@@ -4,61 +4,29 @@ of its type, the field's fallback value where rendering fails."""
 from __future__ import annotations
 
 from django.contrib.contenttypes.models import ContentType
-from django.core.exceptions import FieldDoesNotExist
-from jinja2 import nodes
 
 from queryengine.definitions import cached, watch
+from queryengine.errors import ValidationFailed
 from queryengine.registry import Included, Resource
 
 from .models import ComputedField
-from .templating import ENVIRONMENT, TemplateFailed, render
+from .templatedata import Scope
+from .templating import TemplateFailed, TemplateLimit, budget, render
 
 
-def _chains(source: str) -> list[list[str]]:
-    """Attribute chains a template reads from `obj` (`obj.location.parent.name`)."""
+def value(field: ComputedField, view) -> str:
     try:
-        tree = ENVIRONMENT.parse(source)
-    except Exception:
-        return []
-    chains = []
-    for node in tree.find_all(nodes.Getattr):
-        names = []
-        while isinstance(node, nodes.Getattr):
-            names.append(node.attr)
-            node = node.node
-        if isinstance(node, nodes.Name) and node.name == "obj":
-            chains.append(names[::-1])
-    return chains
-
-
-def related_paths(model, templates) -> set[str]:
-    """The foreign keys the templates follow, to join them in the page's one query rather
-    than load each related object on its own."""
-    paths = set()
-    for source in templates:
-        for chain in _chains(source):
-            current, path = model, []
-            for name in chain:
-                try:
-                    field = current._meta.get_field(name)
-                except FieldDoesNotExist:
-                    break
-                if not (field.many_to_one or field.one_to_one) or field.related_model is None:
-                    break
-                path.append(name)
-                current = field.related_model
-                paths.add("__".join(path))
-    return paths
-
-
-def value(field: ComputedField, obj) -> str:
-    try:
-        return render(field.template, {"obj": obj})
+        return render(field.template, {"obj": view})
+    except TemplateLimit as exc:  # a bound is no template error to hide behind the fallback
+        raise ValidationFailed({"computed_fields": [f"{field.key}: {exc}"]}) from None
     except TemplateFailed:
         return field.fallback_value
 
 
 def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None) -> dict:
+    """Each object's computed fields, rendered for the reader: what the templates follow of
+    other objects is read with the reader's permissions, and the page's renderings share one
+    budget."""
     kind = ContentType.objects.get_for_model(resource.model)
     fields = cached(
         ("computed_fields", kind.pk),
@@ -66,9 +34,10 @@ def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None)
     )
     if not fields:
         return {}
-    joined = related_paths(resource.model, [f.template for f in fields])
-    objects = resource.model._default_manager.filter(pk__in=ids).select_related(*joined)
-    return {str(obj.pk): {f.key: value(f, obj) for f in fields} for obj in objects}
+    scope = Scope(viewer.user if viewer is not None else None)
+    views = scope.views(resource, list(resource.model._default_manager.filter(pk__in=ids)))
+    with budget():
+        return {str(view._instance.pk): {f.key: value(f, view) for f in fields} for view in views}
 
 
 INCLUDED = Included(applies=lambda resource: resource.has_custom_fields, load=load)
