@@ -14,7 +14,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import orjson
 import pytest
-from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.test import override_settings
 
@@ -240,11 +239,9 @@ def webhook_to(api, url: str, **extra):
         ("ftp://files.example.com/hook", "Only http:// and https:// URLs are allowed."),
         ("http:///hook", "The URL must name a host."),
         ("https://user:pw@hooks.example.com/", "Credentials in the URL are not supported"),
-        ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is not a public address"),
-        ("http://[::ffff:10.0.0.1]/", "10.0.0.1 is not a public address"),
     ],
 )
-def test_payload_urls_are_http_to_a_permitted_host(api, url, message):
+def test_payload_urls_are_http_to_a_host(api, url, message):
     status, body = webhook_to(api, url)
     assert status == 400 and list(body) == ["payload_url"] and body["payload_url"][0].startswith(message)
 
@@ -261,20 +258,18 @@ def test_payload_url_changes_are_checked_and_public_hosts_accepted(api):
 def test_receivers_off_the_public_internet_are_refused_when_sending(
     api, receiver, delivered_at_once, settings, caplog, django_capture_on_commit_callbacks
 ):
-    """Loopback by name, and private, metadata and mapped addresses kept from before the check:
+    """Loopback (by name, IPv4-mapped, as one number), private and the cloud metadata address:
     nothing is sent, the reason is logged once (no retries)."""
     settings.WEBHOOK_ALLOWED_NETWORKS = []
     port = receiver.server_address[1]
-    status, _ = webhook_to(api, f"http://localhost:{port}/hook")
-    assert status == 201
     for url in (
+        f"http://localhost:{port}/hook",
         "http://10.20.30.40:9/hook",
         "http://169.254.169.254/latest/meta-data/",
         f"http://[::ffff:127.0.0.1]:{port}/hook",
-        f"http://2130706433:{port}/hook",  # 127.0.0.1 as one number
+        f"http://2130706433:{port}/hook",
     ):
-        hook = Webhook.objects.create(name=url, type_create=True, payload_url=url)
-        hook.content_types.set([ContentType.objects.get_for_model(Tenant)])
+        assert webhook_to(api, url)[0] == 201  # where a URL leads is judged when sending
     with caplog.at_level(logging.WARNING), django_capture_on_commit_callbacks(execute=True):
         started = time.monotonic()
         status, _ = send(api, "post", "/api/tenancy/tenants/", {"name": "not for insiders"})
@@ -283,6 +278,10 @@ def test_receivers_off_the_public_internet_are_refused_when_sending(
     assert len(refusals) == 5, refusals
     assert any("169.254.169.254 is not a public address" in text for text in refusals)
     assert any("10.20.30.40 is not a public address" in text for text in refusals)
+    assert any(
+        f"[::ffff:127.0.0.1]:{port}/hook refused: refused ::ffff:127.0.0.1: 127.0.0.1 is" in text
+        for text in refusals
+    )
     assert any(f"localhost:{port}/hook refused: refused localhost" in text for text in refusals)
     assert not any("failed" in r.getMessage() for r in caplog.records)
     # An allowed network receives; the operator's denied networks win over it.

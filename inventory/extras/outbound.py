@@ -21,6 +21,7 @@ from functools import cache
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 
 SCHEMES = {"http": 80, "https": 443}
 
@@ -30,8 +31,8 @@ class Refused(ValueError):
 
 
 def url_problem(url: str) -> str | None:
-    """Why a payload URL cannot be used (None when it can): its scheme, host and port, and a
-    literal address the policy refuses (names are resolved when sending)."""
+    """Why a payload URL cannot be used (None when it can): its scheme, host and port. Where it
+    leads is judged when sending, under the network settings of that moment."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -45,14 +46,14 @@ def url_problem(url: str) -> str | None:
         return "Credentials in the URL are not supported; send them in additional headers."
     if port == 0:
         return "Enter a valid URL: port 0 is not a port."
-    try:
-        literal = ipaddress.ip_address(parts.hostname)
-    except ValueError:
-        return None
-    try:
-        return refusal(literal)
-    except Refused as exc:  # a network setting that is not one
-        return str(exc)
+    return None
+
+
+def check_payload_url(url: str) -> None:
+    """The payload URL field's validator."""
+    problem = url_problem(url)
+    if problem:
+        raise ValidationError(problem)
 
 
 @cache

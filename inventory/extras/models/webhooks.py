@@ -6,7 +6,7 @@ from django.db import models
 
 from inventory.base import BaseModel
 
-from ..outbound import url_problem
+from ..outbound import check_payload_url
 from .data import check_templates
 
 HTTP_METHODS = [(method, method) for method in ("GET", "POST", "PUT", "PATCH", "DELETE")]
@@ -40,7 +40,9 @@ class Webhook(ChangeTriggered, BaseModel):
         default=False, help_text="Call this webhook when a matching object is deleted."
     )
     payload_url = models.CharField(
-        max_length=500, help_text="A POST will be sent to this URL when the webhook is called."
+        max_length=500,
+        validators=[check_payload_url],
+        help_text="A POST will be sent to this URL when the webhook is called.",
     )
     enabled = models.BooleanField(default=True)
     http_method = models.CharField(max_length=30, choices=HTTP_METHODS, default="POST")
@@ -68,9 +70,6 @@ class Webhook(ChangeTriggered, BaseModel):
     def clean(self):
         super().clean()
         self.check_events()
-        problem = url_problem(self.payload_url)
-        if problem:
-            raise ValidationError({"payload_url": [problem]})
         if not self.ssl_verification and self.ca_file_path:
             raise ValidationError(
                 {"ca_file_path": ["Do not specify a CA certificate file if SSL verification is disabled."]}
