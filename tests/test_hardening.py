@@ -20,7 +20,15 @@ REFERENCE_HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
-PAGES = ["/login/", "/", "/user/api-tokens/", "/admin/", "/admin/users/user/add/", "/api/docs/", "/api/graphql/"]
+PAGES = [
+    "/login/",
+    "/",
+    "/user/api-tokens/",
+    "/admin/",
+    "/admin/users/user/add/",
+    "/api/docs/",
+    "/api/graphql/",
+]
 # Markup a strict policy would refuse to run: inline scripts, event handler attributes, inline
 # styles. A page carrying any of them would break under its own policy.
 INLINE = re.compile(rb"<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=", re.I)
