@@ -130,6 +130,13 @@ WEBHOOK_DENIED_NETWORKS = env_list("WEBHOOK_DENIED_NETWORKS")
 WEBHOOK_MAX_RESPONSE_BYTES = int(os.environ.get("WEBHOOK_MAX_RESPONSE_BYTES") or 65536)
 # Largest file the text-file secrets provider reads (a larger one is an error, not read).
 SECRET_FILE_MAX_BYTES = int(os.environ.get("SECRET_FILE_MAX_BYTES") or 65536)
+# Directories whose files users may name: text-file secrets, and webhooks' CA certificates (a
+# file larger than WEBHOOK_CA_FILE_MAX_BYTES is not read).
+SECRET_FILE_DIRECTORIES = env_list("SECRET_FILE_DIRECTORIES", "/run/secrets,/etc/netinventory/secrets")
+WEBHOOK_CA_FILE_DIRECTORIES = env_list(
+    "WEBHOOK_CA_FILE_DIRECTORIES", "/etc/ssl/certs,/usr/local/share/ca-certificates,/etc/netinventory/ca"
+)
+WEBHOOK_CA_FILE_MAX_BYTES = int(os.environ.get("WEBHOOK_CA_FILE_MAX_BYTES") or 1 << 20)
 MAX_BULK_OBJECTS = int(os.environ.get("MAX_BULK_OBJECTS") or 10_000)
 # Levels of objects and arrays a client's JSON (a request body, a written value) may nest.
 MAX_JSON_DEPTH = int(os.environ.get("MAX_JSON_DEPTH") or 100)

@@ -31,6 +31,12 @@ def in_environment(monkeypatch):
     return "NETINVENTORY_TEST_SECRET"
 
 
+@pytest.fixture(autouse=True)
+def files_allowed(settings, tmp_path):
+    """Text-file secrets may name files in the test's own directory."""
+    settings.SECRET_FILE_DIRECTORIES = [str(tmp_path), "/run/secrets"]
+
+
 @pytest.fixture
 def in_file(tmp_path):
     path = tmp_path / "secret.txt"
@@ -105,6 +111,31 @@ def test_provider_and_parameters_are_validated(admin, body, errors):
     assert not Secret.objects.exists()
 
 
+def test_files_are_read_only_inside_the_allowed_directories(admin, tmp_path, settings):
+    """A text-file secret names a file in SECRET_FILE_DIRECTORIES: never /etc/shadow, the
+    service's own key, or a link that leads out of them."""
+    status, errors = send(
+        admin,
+        "post",
+        SECRETS,
+        {"name": "shadow", "provider": "text-file", "parameters": {"path": "/etc/shadow"}},
+    )
+    assert status == 400
+    assert errors["parameters"][0].startswith("Path must be inside a directory SECRET_FILE_DIRECTORIES names")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text(VALUE)
+    (tmp_path / "link.txt").symlink_to(outside)
+    linked = create_secret(
+        admin, name="link", provider="text-file", parameters={"path": str(tmp_path / "link.txt")}
+    )
+    check = admin.json(f"{SECRETS}{linked['id']}/check/")
+    assert check["result"] is False and "leads outside the directories" in check["message"]
+    assert VALUE not in check["message"]
+    # A secret written before the directories changed is not read either.
+    settings.SECRET_FILE_DIRECTORIES = ["/run/secrets"]
+    assert admin.json(f"{SECRETS}{linked['id']}/check/")["result"] is False
+
+
 def test_duplicate_name_is_400(admin, in_environment):
     body = {"name": "dup", "provider": "environment-variable", "parameters": {"variable": in_environment}}
     create_secret(admin, **body)
@@ -174,7 +205,9 @@ def test_group_and_associations(admin, in_environment):
     password = create_secret(
         admin, name="password", provider="environment-variable", parameters={"variable": in_environment}
     )
-    username = create_secret(admin, name="username", provider="text-file", parameters={"path": "/etc/user"})
+    username = create_secret(
+        admin, name="username", provider="text-file", parameters={"path": "/run/secrets/user"}
+    )
     status, group = send(admin, "post", GROUPS, {"name": "Core SSH", "description": "core routers"})
     assert status == 201, group
     status, first = send(

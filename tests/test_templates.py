@@ -263,7 +263,7 @@ def test_templates_keep_the_language(api, sample):
         "{{ loc }}:{% for d in ds|sort(attribute='name') %}{{ row(d) }}"
         "{% set ns.n = ns.n + 1 %}{{ ',' if not loop.last }}{% endfor %};{% endfor %}"
         "{{ ns.n }}|{{ queryset.filter(status='Active').exclude(name='leaf1')|list|length }}"
-        "|{{ queryset.order_by('-name').first().name }}|{{ (queryset|first).display|upper }}"
+        "|{{ queryset.filter(name__ic='e').order_by('-name').first().name }}|{{ (queryset|first).display|upper }}"
         "|{{ '%s-%03d'|format('x', 7) }}"
         "|{{ queryset.filter(name='leaf1')[0].interfaces.all()|map(attribute='name')|sort|first }}"
     )

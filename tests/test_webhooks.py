@@ -354,7 +354,14 @@ def self_signed(tmp_path, host: str) -> tuple[str, str]:
 
 
 def test_https_checks_the_certificate_against_the_urls_host(
-    api, receiver, delivered_at_once, loopback_allowed, tmp_path, caplog, django_capture_on_commit_callbacks
+    api,
+    receiver,
+    delivered_at_once,
+    loopback_allowed,
+    tmp_path,
+    caplog,
+    django_capture_on_commit_callbacks,
+    settings,
 ):
     """The connection goes to the checked address while TLS names the URL's host (SNI) and the
     certificate is verified for it."""
@@ -363,6 +370,9 @@ def test_https_checks_the_certificate_against_the_urls_host(
     context.load_cert_chain(cert, key)
     receiver.socket = context.wrap_socket(receiver.socket, server_side=True)
     port = receiver.server_address[1]
+    status, errors = webhook_to(api, f"https://localhost:{port}/hook", ca_file_path=cert)
+    assert status == 400 and "WEBHOOK_CA_FILE_DIRECTORIES" in errors["ca_file_path"][0]
+    settings.WEBHOOK_CA_FILE_DIRECTORIES = [str(tmp_path)]
     assert webhook_to(api, f"https://localhost:{port}/hook", ca_file_path=cert)[0] == 201
     assert webhook_to(api, f"https://127.0.0.1:{port}/hook", ca_file_path=cert)[0] == 201  # not its name
     with (

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from . import serverfiles
+from .serverfiles import Unreadable
+
 
 class SecretError(Exception):
     """Reading a secret failed; the message names the secret and provider, never a value."""
@@ -29,31 +32,25 @@ def _from_environment(parameters: dict) -> str | None:
     return os.environ.get(parameters["variable"])
 
 
-class Unreadable(ValueError):
-    """The provider found something that is not a usable value (the message says why)."""
-
-
 def _from_text_file(parameters: dict) -> str | None:
     path = parameters["path"]
-    if not os.path.isfile(path):
+    content = serverfiles.read(
+        path,
+        settings.SECRET_FILE_DIRECTORIES,
+        "SECRET_FILE_DIRECTORIES",
+        settings.SECRET_FILE_MAX_BYTES,
+        "SECRET_FILE_MAX_BYTES",
+    )
+    if content is None:
         return None
-    limit = settings.SECRET_FILE_MAX_BYTES
-    with open(path, "rb") as handle:
-        content = handle.read(limit + 1)  # never more: the path may name any file
-    if len(content) > limit:
-        raise Unreadable(f'File "{path}" is larger than {limit} bytes (SECRET_FILE_MAX_BYTES)!')
     try:
         return content.decode("utf8").strip()
     except UnicodeDecodeError:
         raise Unreadable(f'File "{path}" is not UTF-8 text!') from None
 
 
-def _absolute_path(path: str) -> str | None:
-    if not path.startswith("/"):
-        return "Path must be an absolute path, not a relative one"
-    if ".." in path:
-        return "Illegal character sequence in path"
-    return None
+def _file_path(path: str) -> str | None:
+    return serverfiles.path_error(path, settings.SECRET_FILE_DIRECTORIES, "SECRET_FILE_DIRECTORIES")
 
 
 @dataclass(frozen=True)
@@ -85,7 +82,7 @@ PROVIDERS = {
             {"path": "Absolute filesystem path to the file"},
             _from_text_file,
             lambda p: f'File "{p["path"]}" not found!',
-            {"path": _absolute_path},
+            {"path": _file_path},
         ),
     )
 }

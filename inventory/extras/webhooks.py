@@ -20,7 +20,7 @@ from django.db import transaction
 from queryengine import changes
 from queryengine.definitions import cached, watch
 
-from . import outbound
+from . import outbound, serverfiles
 from .models import ObjectChange, Webhook
 from .templating import TemplateFailed, render
 
@@ -184,11 +184,27 @@ def request_for(hook: Webhook, body: dict) -> urllib.request.Request:
     return urllib.request.Request(hook.payload_url, data=data, headers=headers, method=hook.http_method)
 
 
+def _certificates(path: str) -> str:
+    """The webhook's CA certificates, read from the directories the operator allows."""
+    content = serverfiles.read(
+        path,
+        settings.WEBHOOK_CA_FILE_DIRECTORIES,
+        "WEBHOOK_CA_FILE_DIRECTORIES",
+        settings.WEBHOOK_CA_FILE_MAX_BYTES,
+        "WEBHOOK_CA_FILE_MAX_BYTES",
+    )
+    if content is None:
+        raise OSError(f'CA certificate file "{path}" not found')
+    return content.decode("ascii", "replace")
+
+
 def send(hook: Webhook, body: dict) -> None:
     """One request, only to an address the webhook may reach (outbound.py); a redirect or any
     other answer outside 2xx is a failure."""
     request = request_for(hook, body)
-    context = ssl.create_default_context(cafile=hook.ca_file_path or None)
+    context = ssl.create_default_context(
+        cadata=_certificates(hook.ca_file_path) if hook.ca_file_path else None
+    )
     if not hook.ssl_verification:  # the webhook's owner turned verification off
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE

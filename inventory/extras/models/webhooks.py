@@ -1,11 +1,13 @@
 """Webhooks: an HTTP request to another system whenever objects of chosen types change."""
 
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
 
 from inventory.base import BaseModel
 
+from .. import serverfiles
 from ..outbound import check_payload_url
 from .data import check_templates
 
@@ -74,6 +76,12 @@ class Webhook(ChangeTriggered, BaseModel):
             raise ValidationError(
                 {"ca_file_path": ["Do not specify a CA certificate file if SSL verification is disabled."]}
             )
+        if self.ca_file_path:
+            problem = serverfiles.path_error(
+                self.ca_file_path, settings.WEBHOOK_CA_FILE_DIRECTORIES, "WEBHOOK_CA_FILE_DIRECTORIES"
+            )
+            if problem:
+                raise ValidationError({"ca_file_path": [problem]})
         check_templates(self, "additional_headers", "body_template")
         for line in filter(None, (line.strip() for line in self.additional_headers.splitlines())):
             if ":" not in line and "{" not in line:
