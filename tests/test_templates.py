@@ -211,6 +211,18 @@ def test_computed_fields_render_for_their_reader(author):
     assert api.json(path, {"include": "computed_fields"})["computed_fields"]["probe"] == "leaf1//1"
 
 
+@pytest.mark.parametrize("code", ORM_CHAINS)
+def test_computed_fields_reach_no_orm(author, code):
+    user, api = author
+    leaf = Device.objects.get(name="leaf1")
+    computed(code.replace("queryset.first()", "obj").replace("queryset", "obj"))
+    for reader in (api, _superuser_api()):
+        body = reader.json(f"/api/dcim/devices/{leaf.pk}/", {"include": "computed_fields"})
+        assert body["computed_fields"]["probe"] == "fallback"
+    user.refresh_from_db()
+    assert not user.is_superuser and Device.objects.filter(name="leaf1").exists()
+
+
 def _superuser_api():
     from .conftest import Api
 
