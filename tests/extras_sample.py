@@ -224,7 +224,9 @@ def build_secrets(s: str, devices) -> dict[type, list]:
             parameters={"variable": "NETOPS_PASSWORD"},
         ),
         Secret.objects.create(
-            name=f"netops username{s}", provider="text-file", parameters={"path": "/etc/netops/username"}
+            name=f"netops username{s}",
+            provider="text-file",
+            parameters={"path": "/run/secrets/netops-username"},
         ),
     ]
     alpha = Tag.objects.get(name=f"alpha{s}")

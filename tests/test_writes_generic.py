@@ -14,8 +14,15 @@ from django.db import models
 
 from inventory.users.models import Token, User
 from queryengine.query import restricted
-from queryengine.registry import COMPUTED, CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, SCALAR, resources
-from queryengine.writes import writable_fields
+from queryengine.registry import (
+    COMPUTED,
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    MANY_TO_MANY,
+    SCALAR,
+    resources,
+)
+from queryengine.writes import object_references, writable_fields
 from rest import versioning
 
 from .builders import SUPERUSER_KEY
@@ -484,6 +491,19 @@ class TestEveryModelWrites:
             codename=f"add_{resource.model_name}", content_type__app_label=resource.app_label
         )
         user.user_permissions.add(add)
+        # An object named by type and id (a note's, a cable end) must be one the writer may view.
+        named = {
+            body[type_field]
+            for type_field, _ in object_references(resource)
+            if isinstance(body.get(type_field), str)
+        }
+        for object_type in sorted(named):
+            app_label, model = object_type.split(".")
+            status, refused = send(writer, "post", list_url(resource), body)
+            assert status == 404, refused
+            user.user_permissions.add(
+                Permission.objects.get(codename=f"view_{model}", content_type__app_label=app_label)
+            )
         writer = Api(token.key)
         status, created = send(writer, "post", list_url(resource), body)
         assert status == 201, created
