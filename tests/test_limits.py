@@ -135,7 +135,9 @@ def doubling(times: int) -> str:
 def refused_fast(api, query: str) -> str:
     started = time.perf_counter()
     status, body = graphql(api, query)
-    assert time.perf_counter() - started < 2
+    # Milliseconds when the machine is idle; the bound only proves nothing expands or compiles
+    # (the 39-fold doubling once ran past any client's timeout), on a machine running two suites.
+    assert time.perf_counter() - started < 10
     assert status == 400 and "data" not in body, body
     return body["errors"][0]["message"]
 
@@ -193,7 +195,7 @@ def test_saved_queries_are_held_to_the_document_limits(api, sample):
     saved = GraphQLQuery.objects.create(name="stored", query=doubling(39))
     started = time.perf_counter()
     status, answer = send(api, "post", f"/api/extras/graphql-queries/{saved.pk}/run/", {})
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 10
     assert status == 400 and "(GRAPHQL_MAX_SELECTIONS)" in answer["errors"][0]["message"]
 
 
