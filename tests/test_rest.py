@@ -399,7 +399,9 @@ class TestLocations:
 
     def test_counts_are_computed(self, api, sample):
         acme = api.json(f"/api/tenancy/tenants/{sample[Tenant][0].pk}/")
-        assert acme["location_count"] == 1 and acme["device_count"] == 1 and acme["rack_count"] == 1
+        assert acme["cluster_count"] == 1 and acme["device_count"] == 1 and acme["rack_count"] == 1
+        # The reference's counts: namespaces and clusters, not locations.
+        assert isinstance(acme["namespace_count"], int) and "location_count" not in acme
 
 
 class TestNotes:
