@@ -10,6 +10,7 @@ from . import cabling, docs, objectviews, status, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
+DETAIL_ENDPOINTS = {"users/tokens": views.TokenDetailEndpoint}
 
 
 def _allocation(query_field: str, mutation_field: str, created_model: str, limit: bool):
@@ -114,7 +115,8 @@ def api_routes() -> list[tuple[str, object]]:
     for resource in resources():
         list_endpoint = LIST_ENDPOINTS.get(resource.route, views.ListEndpoint)
         routes.append((f"{resource.route}/", list_endpoint(resource)))
-        routes.append((f"{resource.route}/<str:key>/", views.DetailEndpoint(resource)))
+        detail_endpoint = DETAIL_ENDPOINTS.get(resource.route, views.DetailEndpoint)
+        routes.append((f"{resource.route}/<str:key>/", detail_endpoint(resource)))
         for path_name, endpoint in sub_endpoints.get(resource.route, {}).items():
             routes.append((f"{resource.route}/<str:key>/{path_name}/", endpoint()))
         if "connected_endpoint" in resource.generic:  # objects a cable path starts at

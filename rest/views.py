@@ -85,6 +85,8 @@ class Endpoint:
     """One API path: method dispatch, negotiation, authentication and error rendering."""
 
     methods: tuple[str, ...] = ("GET",)
+    # HTTP basic credentials sign in as their user (the token paths, as the reference's).
+    accepts_basic = False
 
     def served_at(self, version: str) -> bool:
         """Whether the path answers at an API version (1.x views: sites, jobs by class path)."""
@@ -121,11 +123,12 @@ class Endpoint:
             if method not in self.methods and not (method == "OPTIONS" and hasattr(self, "options")):
                 raise detail_error(405, f'Method "{request.method}" not allowed.')
             user, token = authenticate(request, session=True)
+            # A signed-in browser writes as its user; a token only when write-enabled.
+            write_enabled = token.write_enabled if token else user.is_authenticated
+            if self.accepts_basic and (credentials := basic_credentials(request)) is not None:
+                user, write_enabled = password_user(request, credentials), True
             request.context = RequestContext(
-                user=user,
-                base_url=request.build_absolute_uri("/api/"),
-                # A signed-in browser writes as its user; a token only when write-enabled.
-                write_enabled=token.write_enabled if token else user.is_authenticated,
+                user=user, base_url=request.build_absolute_uri("/api/"), write_enabled=write_enabled
             )
             request.api_version = version
             request.response_headers = headers
@@ -728,25 +731,36 @@ def unknown_endpoint(request, path: str = ""):
 
 
 class TokenListEndpoint(ListEndpoint):
-    """Tokens also accept HTTP basic credentials on POST: provisioning a token (spec §5)."""
+    """Tokens also accept HTTP basic credentials: a user lists and manages their tokens, and a
+    POST with no body provisions one (spec §5)."""
+
+    accepts_basic = True
 
     def post(self, request):
-        credentials = basic_credentials(request)
-        if credentials is None:
+        if basic_credentials(request) is None:
             return super().post(request)
-        from django.contrib.auth import authenticate as check_password
-
-        throttle.check(request, credentials[0])
-        user = check_password(request, username=credentials[0], password=credentials[1])
-        if user is None or not user.is_active:
-            throttle.failed(request, credentials[0])
-            raise detail_error(403, "Invalid username/password.")
-        throttle.succeeded(request, credentials[0])
-        request.context = RequestContext(user=user, base_url=request.context.base_url, write_enabled=True)
         body = json_body(request) if request.body else {}
         if not isinstance(body, dict):
             raise not_an_object(body)
         return create_one(request, self.resource, body), 201
+
+
+class TokenDetailEndpoint(DetailEndpoint):
+    accepts_basic = True
+
+
+def password_user(request, credentials: tuple[str, str]):
+    """The active user whose username and password these are (403 otherwise), throttled as
+    sign-ins are."""
+    from django.contrib.auth import authenticate as check_password
+
+    throttle.check(request, credentials[0])
+    user = check_password(request, username=credentials[0], password=credentials[1])
+    if user is None or not user.is_active:
+        throttle.failed(request, credentials[0])
+        raise detail_error(403, "Invalid username/password.")
+    throttle.succeeded(request, credentials[0])
+    return user
 
 
 def basic_credentials(request) -> tuple[str, str] | None:

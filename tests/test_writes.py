@@ -255,6 +255,27 @@ class TestTokens:
         )
         assert response.status_code == 201 and orjson.loads(response.content)["write_enabled"] is False
 
+    def test_basic_credentials_read_and_manage_own_tokens(self, sample, superuser):
+        client, auth = Api(None).client, self.basic("admin", "admin-password")
+        page = orjson.loads(client.get("/api/users/tokens/", HTTP_AUTHORIZATION=auth).content)
+        mine = set(Token.objects.filter(user=superuser).values_list("pk", flat=True))
+        assert {row["id"] for row in page["results"]} == {str(pk) for pk in mine} and mine
+        # The reference's token fields: the owner is always the reader, never shown.
+        assert set(page["results"][0]) == {
+            *("id", "object_type", "display", "url", "created", "expires", "key"),
+            *("write_enabled", "description"),
+        }
+        token = page["results"][0]["id"]
+        response = client.patch(
+            f"/api/users/tokens/{token}/",
+            orjson.dumps({"description": "renamed"}),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=auth,
+        )
+        assert response.status_code == 200 and orjson.loads(response.content)["description"] == "renamed"
+        wrong = client.get("/api/users/tokens/", HTTP_AUTHORIZATION=self.basic("admin", "wrong"))
+        assert wrong.status_code == 403
+
     def test_bad_credentials(self, sample):
         response = Api(None).client.post(
             "/api/users/tokens/",

@@ -19,6 +19,7 @@ register(
         "users/tokens",
         display=Display(("key", "user__username"), lambda key, username: f"{key[-6:]} ({username})"),
         search=("description",),
+        hidden=("user",),  # always the reader: a user sees only their own tokens (below)
         shown_once=("key",),  # a key is a password: shown when it is made, then only its display
         # A user sees and manages only their own tokens, whatever their other permissions.
         scope=lambda queryset, user: queryset.filter(user=user) if user.is_authenticated else queryset.none(),
