@@ -41,14 +41,13 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from . import jsonsql, prepared, query, together
+from . import jsonsql, listplans, naturalslug, prepared, query, together
 from .jsonsql import JsonText, PyText
 from .mutations import mutation_fields, perform, perform_with_writer
 from .prepared import PreparedQuery
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
-    CONTENT_TYPES,
     DERIVED,
     FOREIGN_KEY,
     GENERIC,
@@ -61,6 +60,7 @@ from .registry import (
     resource_for,
     resources,
 )
+from .relatedlists import list_relation, relations_of
 from .scalars import dumps, scalar_for
 from .selections import (
     COMPILING,
@@ -84,8 +84,11 @@ def _generic_ref_projection(base, label, pk, keys):
     return {response_key: full[name] for response_key, name in keys}
 
 
-def _related_order(member: str, order: str) -> str:
-    return f"-{member}__{order[1:]}" if order.startswith("-") else f"{member}__{order}"
+def schema_field(resource: Resource, name: str):
+    """A field of the resource's GraphQL type (the one schema, read once compiling starts)."""
+    from .schema import schema
+
+    return schema.graphql_schema.get_type(resource.type_name).fields[name]
 
 
 def _hidden_text(pieces: list | None, pk: str, viewer) -> bytes:
@@ -136,6 +139,7 @@ class ObjectPlan:
         self.generics: dict[str, tuple[dict, int, int, int, dict, bool]] = {}
         self.inside: set[Resource] = set()  # resources whose objects show (or count) in these objects
         self.tree = False  # whether this resource's tree paths are needed
+        self.branches: dict[str, tuple] = {}  # slot -> (naturalslug.Branch, column code)
         # Derived counts: (the expression in the texts, count name, counted resource).
         self.counts: list[tuple[object, str, Resource]] = []
         self.query = PreparedQuery(resource.model, lambda: self.queryset(self.annotations))
@@ -237,7 +241,12 @@ class ObjectPlan:
 
     def object_text(self, text: JsonText, selection_set) -> None:
         for index, node in enumerate(fields(selection_set)):
-            if node.arguments and node.name.value not in self.resource.included_names:
+            name = node.name.value
+            if (
+                node.arguments
+                and name not in self.resource.included_names
+                and not list_relation(self.resource, name)
+            ):
                 raise Unsupported("arguments below the root")
             text.const(("{" if index == 0 else ",") + jsonsql.json_const(response_key(node)) + ":")
             self.field_text(text, node)
@@ -258,6 +267,8 @@ class ObjectPlan:
             return text.const('/notes/"')
         if name == "custom_fields" and resource.has_custom_fields:
             return self.json_column(text, "_custom_field_data")
+        if name == naturalslug.NAME:
+            return self.value(text, naturalslug.compiled(self))
         if name == "display":
             if resource.display.load is not None:
                 return self.loaded_display(text)
@@ -283,6 +294,8 @@ class ObjectPlan:
         if name in resource.shown_once and name not in self.revealed:
             return text.const("null")
         spec = next((f for f in resource.fields if f.name == name), None)
+        if spec is None and name in relations_of(resource):
+            return self.list_field(text, name, relations_of(resource)[name], node)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
         if spec.kind == INCLUDED:
@@ -306,7 +319,7 @@ class ObjectPlan:
         if spec.kind == GENERIC:
             return self.generic_field(text, spec, node)
         if spec.kind in LIST_KINDS:
-            return self.list_field(text, spec, node)
+            return self.list_field(text, name, list_relation(resource, name), node)
         if spec.choices is not None:
             return self.value(text, f"{self.constant(spec.render_choice)}({self.col(name)})")
         if isinstance(spec.model_field, models.JSONField):
@@ -435,57 +448,23 @@ class ObjectPlan:
         self.inside |= {target, *plan.inside}
         return text.py(f"P[{slot!r}].get({column}, b'null')")
 
-    def list_field(self, text: JsonText, spec, node: FieldNode) -> None:
+    def list_field(self, text: JsonText, name: str, relation, node: FieldNode) -> None:
         """A list of related objects, loaded for the whole page with one query of (owner, member)
-        pairs; members are written by the database where it can (references, content types)."""
-        target = resource_for(spec.target) if spec.kind != CONTENT_TYPES else None
-        if spec.kind == REVERSE:  # objects whose foreign key points here: their own table pairs them
-            through, source, present, member_path = spec.target, spec.model_field.attname, {}, "pk"
-            order = tuple(query.default_order(spec.target))
-            members = MemberPlan.compile(target, node, "pk")
-        else:
-            through = spec.model_field.remote_field.through
-            source = f"{spec.model_field.m2m_field_name()}_id"
-            member = spec.model_field.m2m_reverse_field_name()
-            member_path = f"{member}_id"
-            # A through table may hold rows for other relations (an address on a VM interface).
-            present = {f"{member}__isnull": False}
-            if spec.kind == CONTENT_TYPES:
-                order = (f"{member}__app_label", f"{member}__model")
-                label = jsonsql.Cat(F(order[0]), jsonsql.const("."), F(order[1]))
-                members = MemberPlan(None, jsonsql.JsonBytes(jsonsql.JsonString(label)))
-            else:
-                order = tuple(_related_order(member, o) for o in query.default_order(spec.target))
-                members = MemberPlan.compile(target, node, f"{member}_id")
-        # One query for the page (cheaper than a correlated subquery per row). Members come in
-        # their own order; grouping by owner keeps it.
-        pairs = PreparedQuery(
-            through,
-            lambda: (
-                through._default_manager.filter(jsonsql.IdIn(F(source)), **present)
-                .order_by(*order)
-                .annotate(_owner=jsonsql.IdText(F(source)), _member=members.column)
-                .values_list("_owner", "_member")
-            ),
-        )
-
-        if target is not None:
-            self.inside |= {target, *(members.plan.inside if members.plan is not None else ())}
-
-        def load(ids, base, viewer):
-            # Members the viewer may not see are left out by the pair query itself.
-            subset = None if viewer is None or target is None else viewer.subset(target)
-            if subset is query.NOTHING:
-                return {}
-            narrowed = (
-                None if subset is None else pairs.make_queryset().filter(**{f"{member_path}__in": subset})
+        pairs (listplans); members are written by the database where it can (references)."""
+        if relation is None:  # content types
+            spec = next(f for f in self.resource.fields if f.name == name)
+            field = spec.model_field
+            load = listplans.content_types(
+                field.remote_field.through, f"{field.m2m_field_name()}_id", field.m2m_reverse_field_name()
             )
-            return members.group(pairs.rows(ids, narrowed), base, viewer)
-
+        else:
+            field_def = schema_field(self.resource, name)
+            load, inside = listplans.related_list(ObjectPlan, relation, node, field_def)
+            self.inside |= inside
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
-        if spec.kind != REVERSE:
-            self.many_lists[spec.name] = slot
+        if any(f.name == name and f.kind != REVERSE for f in self.resource.fields):
+            self.many_lists[name] = slot
         return text.py(f"P[{slot!r}].get(r[0], b'[]')")
 
     # -- running ------------------------------------------------------------------------------
@@ -518,6 +497,7 @@ class ObjectPlan:
                 pk: (dumps(label), b"null" if depth is None else b"%d" % depth)
                 for pk, (label, depth) in paths.items()
             }
+        naturalslug.load(self, rows, loaded)
         for slot, (plan, index, hidden, finder) in self.loads.items():
             wanted = {row[index] for row in rows} - {None}
             found = None
@@ -575,42 +555,6 @@ class ObjectPlan:
         return {pk: known[pk] for pk in ids if known[pk] is not None}
 
 
-class MemberPlan:
-    """Builds the JSON lists of many-to-many members from (owner id, member) pairs.
-
-    `column` is what the pair query reads for a member: its id, or its JSON text when the
-    database writes it (content types). A member shown as a reference is written once per
-    distinct member from `reference` (text pieces around its id), a fuller one by a nested plan.
-    """
-
-    def __init__(self, plan: ObjectPlan | None, column, reference: list | None = None):
-        self.plan = plan
-        self.column = column
-        self.reference = reference
-
-    @classmethod
-    def compile(cls, target: Resource, node: FieldNode, id_path: str) -> MemberPlan:
-        id_text = jsonsql.IdText(F(id_path))
-        if is_reference(node):
-            pieces = reference_text(target, fields(node.selection_set), None).parts
-            return cls(None, id_text, [p.encode() if isinstance(p, str) else None for p in pieces])
-        return cls(ObjectPlan.of(target, node.selection_set), id_text)
-
-    def group(self, pairs: list, base: str, viewer=None) -> dict:
-        if self.plan is not None or self.reference is not None:
-            members = {member for _, member in pairs}
-            if self.plan is not None:
-                texts = self.plan.load(members, base, viewer, narrow=False)
-            else:
-                texts = {m: b"".join(m.encode() if p is None else p for p in self.reference) for m in members}
-            pairs = [(owner, texts[member]) for owner, member in pairs]
-        grouped: dict = {}
-        for owner, member in pairs:
-            grouped.setdefault(owner, []).append(member)
-        # Base-URL marks stay: the owner's text is replaced as a whole.
-        return {owner: b"[" + b",".join(members) + b"]" for owner, members in grouped.items()}
-
-
 @dataclass
 class RootPlan:
     key: str
@@ -651,6 +595,8 @@ class RootPlan:
             page = list(
                 query.list_queryset(self.resource, user, arguments, ids).values_list("_id", flat=True)
             )
+            if viewer.budget is not None:
+                viewer.budget.take(len(page))
         elif (found := self.readable_id(arguments["id"], viewer)) is not None:
             page = found  # the plan's query finds the object, or nothing
         else:
@@ -685,6 +631,7 @@ class Plan:
         coerced = get_variable_values(self.schema, self.operation.variable_definitions or (), variables or {})
         if isinstance(coerced, list):
             return ExecutionResult(data=None, errors=coerced)
+        context.viewer().variables = coerced  # nested lists' arguments may name them
         # Reads run at once (a page's count beside its rows); writes in order, in their transaction.
         roots = self.roots
         if self.operation.operation == OperationType.QUERY:

@@ -32,6 +32,7 @@ from .compiler import Plan, compile_document
 from .documentcache import DocumentCache
 from .limits import parse_within_limits
 from .prepared import deferring
+from .relatedlists import RowBudget
 from .schema import schema
 
 GRAPHQL_SCHEMA = schema.graphql_schema
@@ -190,6 +191,9 @@ def run(
     prepared = (prepare_supplied if supplied else prepare)(source)
     if prepared.errors:
         return ExecutionResult(data=None, errors=list(prepared.errors))
+    if supplied and not prepared.is_mutation:
+        # A client's document returns at most GRAPHQL_MAX_ROWS rows, those of nested lists included.
+        context.viewer().budget = RowBudget(settings.GRAPHQL_MAX_ROWS)
     if not prepared.is_mutation:
         return _execute(prepared, variables, context, operation_name, compiled)
     # A mutation is all-or-none: any error rolls back every change it made. A unique value that

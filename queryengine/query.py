@@ -98,6 +98,8 @@ class Viewer:
         self.user = user
         self.references = references
         self.subsets: dict[Resource, object] = {}
+        self.variables: dict = {}  # the document's (coerced) variables: nested lists' arguments use them
+        self.budget = None  # the rows a client's document may still return (relatedlists.RowBudget)
 
     def subset(self, resource: Resource):
         """None (every object), NOTHING, or a queryset of the readable objects' ids."""

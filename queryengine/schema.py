@@ -15,7 +15,7 @@ from django.contrib.contenttypes.models import ContentType
 from graphene.types.generic import GenericScalar
 from graphene_django import DjangoObjectType
 
-from . import query
+from . import naturalslug, query, relatedlists
 from .filters import CUSTOM_FIELD_FILTER
 from .registry import (
     COMPUTED,
@@ -183,6 +183,7 @@ def _field_attrs(resource: Resource) -> dict:
         "object_type": graphene.String(resolver=lambda root, info, _v=resource.object_type: _v),
         "display": graphene.String(resolver=lambda root, info: display_value(resource, root)),
         "url": graphene.String(resolver=lambda root, info: object_url(info.context, resource, root.pk)),
+        naturalslug.NAME: graphene.String(resolver=lambda root, info: naturalslug.value(root)),
     }
     if resource.is_tree:
         attrs["tree_depth"] = graphene.Int(resolver=lambda root, info: len(root.ancestors()))
@@ -207,14 +208,7 @@ def _field_attrs(resource: Resource) -> dict:
                 )
         elif spec.kind == MANY_TO_MANY:
             if resource_for(spec.target) is not None:
-                attrs[name] = graphene.List(
-                    _type_of(spec.target),
-                    resolver=lambda root, info, _n=name, _t=spec.target: list(
-                        readable(resource_for(_t), info.context, getattr(root, _n).all()).order_by(
-                            *query.default_order(_t)
-                        )
-                    ),
-                )
+                attrs[name] = related_list_field(relatedlists.of_spec(spec))
         elif spec.kind == CONTENT_TYPES:
             attrs[name] = graphene.List(
                 graphene.String,
@@ -230,14 +224,7 @@ def _field_attrs(resource: Resource) -> dict:
                 )
             )
         elif spec.kind == REVERSE:
-            attrs[name] = graphene.List(
-                _type_of(spec.target),
-                resolver=lambda root, info, _t=spec.target, _fk=spec.columns[0]: list(
-                    readable(
-                        resource_for(_t), info.context, _t._default_manager.filter(**{_fk: root.pk})
-                    ).order_by(*query.default_order(_t))
-                ),
-            )
+            attrs[name] = related_list_field(relatedlists.of_spec(spec))
         elif spec.kind == INCLUDED:
             attrs[name] = GenericScalar(
                 depth=graphene.Int(default_value=0),
@@ -273,6 +260,8 @@ def _field_attrs(resource: Resource) -> dict:
             attrs[name] = graphene.Field(scalar)
     for name in resource.timestamps:
         attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
+    for name, relation in relatedlists.relations_of(resource).items():
+        attrs[name] = related_list_field(relation)
     if resource.has_notes:
         attrs["notes_url"] = graphene.String(
             resolver=lambda root, info: object_url(info.context, resource, root.pk) + "notes/"
@@ -280,6 +269,41 @@ def _field_attrs(resource: Resource) -> dict:
     if resource.has_custom_fields:
         attrs["custom_fields"] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
     return attrs
+
+
+def related_list_field(relation: relatedlists.Relation) -> graphene.Field:
+    """A list of related objects taking the members' list filters, `limit` and `offset`: the
+    arguments of the members' root list (but `order_by`), given once the schema is built."""
+    return graphene.Field(
+        graphene.List(_type_of(relation.target)),
+        resolver=lambda root, info, _r=relation, **args: relatedlists.members(
+            _r, root, info.context.viewer(), args
+        ),
+    )
+
+
+def share_list_arguments(built: graphene.Schema) -> None:
+    """Every list of related objects takes the arguments of its members' root list, one set per
+    member type shared by all the lists of it: built for each list, the hundreds of lists'
+    tens of thousands of arguments would take seconds at every start."""
+    types = built.graphql_schema.type_map
+    roots = built.graphql_schema.query_type.fields
+    shared: dict = {}
+    for resource in resources():
+        for name, target in _list_fields(resource):
+            if target not in shared:
+                root = roots[target.list_field].args
+                shared[target] = {k: v for k, v in root.items() if k != "order_by"}
+            types[resource.type_name].fields[name].args = shared[target]
+
+
+def _list_fields(resource: Resource):
+    """(name, member resource) of each list of related objects of a resource's type."""
+    for spec in resource.fields:
+        if spec.kind in (MANY_TO_MANY, REVERSE) and resource_for(spec.target) is not None:
+            yield spec.name, resource_for(spec.target)
+    for name, relation in relatedlists.relations_of(resource).items():
+        yield name, resource_for(relation.target)
 
 
 def build_type(resource: Resource) -> type:
@@ -306,6 +330,14 @@ def filter_arguments(resource: Resource) -> dict:
     }
 
 
+def root_list(resource: Resource, info, arguments: dict) -> list:
+    found = list(query.list_queryset(resource, info.context.user, arguments))
+    budget = info.context.viewer().budget
+    if budget is not None:
+        budget.take(len(found))
+    return found
+
+
 def build_query() -> type:
     fields: dict = {}
     for resource in resources():
@@ -321,9 +353,7 @@ def build_query() -> type:
                 "order_by": graphene.List(graphene.String),
                 **arguments,
             },
-            resolver=lambda root, info, _r=resource, **args: list(
-                query.list_queryset(_r, info.context.user, args)
-            ),
+            resolver=lambda root, info, _r=resource, **args: root_list(_r, info, args),
         )
         fields[f"{resource.list_field}_count"] = graphene.Field(
             graphene.Int,
@@ -347,7 +377,9 @@ def build_query() -> type:
 def build_schema() -> graphene.Schema:
     from .mutations import build_mutation
 
-    return graphene.Schema(query=build_query(), mutation=build_mutation(), auto_camelcase=False)
+    built = graphene.Schema(query=build_query(), mutation=build_mutation(), auto_camelcase=False)
+    share_list_arguments(built)
+    return built
 
 
 schema = build_schema()
