@@ -42,6 +42,7 @@ from graphql import (
 from graphql.execution.values import get_argument_values, get_variable_values
 
 from . import jsonsql, listplans, naturalslug, prepared, query, together
+from .documents import GENERIC_MARK
 from .jsonsql import JsonText, PyText
 from .mutations import mutation_fields, perform, perform_with_writer
 from .prepared import PreparedQuery
@@ -269,6 +270,8 @@ class ObjectPlan:
             return self.json_column(text, "_custom_field_data")
         if name == naturalslug.NAME:
             return self.value(text, naturalslug.compiled(self))
+        if name == GENERIC_MARK and not resource.integer_pk:
+            return text.const("true")
         if name == "display":
             if resource.display.load is not None:
                 return self.loaded_display(text)

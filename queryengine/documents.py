@@ -33,6 +33,7 @@ from .registry import (
 )
 
 REFERENCE = "id object_type url"
+GENERIC_MARK = "generic_foreign_key"  # always true: the object is shown through a generic relation
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,8 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
         parts += resource.derived
     for spec in resource.current_fields:
         if spec.kind == INCLUDED:
-            if spec.name in resource.loaded:
-                parts.append(f"{spec.name}(depth: {depth if top else 0})")
-            elif top and spec.name in many:
+            # Loaded values (a cable's connectors) show at the top level only, as the reference's.
+            if top and (spec.name in resource.loaded or spec.name in many):
                 parts.append(f"{spec.name}(depth: {depth})")
         elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
             parts.append(spec.name)
@@ -70,7 +70,8 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
         elif spec.kind == FOREIGN_KEY:
             target = resource_for(spec.target)
             if target is not None:
-                parts.append(f"{spec.name} {{ {_related(target, depth)} }}")
+                generic = spec.name in resource.nested_as_generic
+                parts.append(f"{spec.name} {{ {_related(target, depth, generic)} }}")
         elif top and spec.name in many:
             if spec.kind == CONTENT_TYPES:
                 parts.append(spec.name)
@@ -84,26 +85,28 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
     return " ".join(parts)
 
 
-def _related(target: Resource, depth: int) -> str:
-    return REFERENCE if depth <= 0 else f"...{fragment(target, depth - 1)}"
+def _related(target: Resource, depth: int, generic: bool = False) -> str:
+    return REFERENCE if depth <= 0 else f"...{fragment(target, depth - 1, generic)}"
 
 
-FRAGMENTS: dict[str, tuple[Resource, int]] = {}  # fragment name -> (resource, depth)
+# fragment name -> (resource, depth, whether it is shown through a generic relation)
+FRAGMENTS: dict[str, tuple[Resource, int, bool]] = {}
 SPREAD = re.compile(r"\.\.\.(\w+_at_\d+)")
 
 
-def fragment(resource: Resource, depth: int) -> str:
-    """The name of the fragment of `resource` nested at `depth` (its fields: `selection`)."""
-    name = f"{resource.type_name}_at_{depth}"
-    FRAGMENTS[name] = (resource, depth)
+def fragment(resource: Resource, depth: int, generic: bool = False) -> str:
+    """The name of the fragment of `resource` nested at `depth` (its fields: `selection`). An
+    object nested through a generic relation says so (`generic_foreign_key`), as the reference's."""
+    name = f"{resource.type_name}{'_generic' if generic else ''}_at_{depth}"
+    FRAGMENTS[name] = (resource, depth, generic)
     return name
 
 
 @lru_cache(maxsize=4096)
 def _definition(name: str) -> tuple[str, tuple[str, ...]]:
     """A fragment's definition and the fragments it spreads."""
-    resource, depth = FRAGMENTS[name]
-    fields = selection(resource, depth, top=False)
+    resource, depth, generic = FRAGMENTS[name]
+    fields = selection(resource, depth, top=False) + (f" {GENERIC_MARK}" if generic else "")
     return f"fragment {name} on {resource.type_name} {{ {fields} }}", tuple(
         dict.fromkeys(SPREAD.findall(fields))
     )
@@ -130,7 +133,7 @@ def _generic(spec, depth: int) -> str:
     targets = [t for t in map(resource_by_object_type, spec.targets) if t is not None]
     if depth <= 0 or not targets:
         return REFERENCE
-    return " ".join(f"... on {t.type_name} {{ ...{fragment(t, depth - 1)} }}" for t in targets)
+    return " ".join(f"... on {t.type_name} {{ ...{fragment(t, depth - 1, True)} }}" for t in targets)
 
 
 # --- API 1.x ---------------------------------------------------------------------------------

@@ -238,6 +238,9 @@ class Resource:
     # One-to-one fields of other models pointing here, shown (read-only) as this object's own
     # reference: a device's `parent_bay` is the bay whose `installed_device` it is.
     reverse_one: tuple[str, ...] = ()
+    # Foreign keys whose object, nested at depth > 0, shows as a generic relation's does (with
+    # `generic_foreign_key`): a cable end's `cable`, as the reference shows it.
+    nested_as_generic: tuple[str, ...] = ()
     graphql_list: str | None = None  # the list's GraphQL name where the route's would clash
     notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
     # Values read a page at a time like `include=` ones, but always shown, nested ones included

@@ -16,6 +16,7 @@ from graphene.types.generic import GenericScalar
 from graphene_django import DjangoObjectType
 
 from . import naturalslug, query, relatedlists
+from .documents import GENERIC_MARK
 from .filters import CUSTOM_FIELD_FILTER
 from .registry import (
     COMPUTED,
@@ -268,6 +269,9 @@ def _field_attrs(resource: Resource) -> dict:
         )
     if resource.has_custom_fields:
         attrs["custom_fields"] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
+    if not resource.integer_pk:
+        # REST's nested form of an object reached through a generic relation carries it (true).
+        attrs[GENERIC_MARK] = graphene.Boolean(resolver=lambda root, info: True)
     return attrs
 
 

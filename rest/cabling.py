@@ -38,9 +38,31 @@ def parsed(rows) -> list[dict]:
     return orjson.loads(orjson.dumps(rows))
 
 
+# A cable in a trace, as the reference shows it there: its own values, no ends or connectors,
+# its choices as their values.
+TRACED_CABLE = (
+    "id",
+    "object_type",
+    "display",
+    "url",
+    "natural_slug",
+    "type",
+    "label",
+    "color",
+    "length",
+    "length_unit",
+    "cable_type",
+    "status",
+    "created",
+    "last_updated",
+)
+TRACED_CABLE_CHOICES = ("type", "length_unit")
+
+
 class TraceEndpoint(Endpoint):
-    """`<endpoint url>/trace/`: the segments of the object's cable path, each end and cable shown
-    as its own detail at depth 0 (null where the path stops or the caller may not see it)."""
+    """`<endpoint url>/trace/`: the segments of the object's cable path, [near end, cable, far
+    end], ends shown at depth 0 without derived counts and cables in their traced form (null
+    where the path stops or the caller may not see it); an object without a cable has none."""
 
     methods = ("GET",)
 
@@ -52,10 +74,25 @@ class TraceEndpoint(Endpoint):
         pk = object_pk(request, self.resource, key)
         document = "query ($t: String!, $id: UUID!) { result: cable_trace(object_type: $t, id: $id) }"
         segments = run(document, {"t": self.resource.object_type, "id": str(pk)}, request)["result"]
-        return [[self.shown(request, node) for node in segment] for segment in segments], 200
+        return [[self.traced(request, node) for node in segment] for segment in segments], 200
+
+    @classmethod
+    def traced(cls, request, node: str | None):
+        shown = cls.shown(request, node, top=False)
+        if shown is None or not node.startswith("dcim.cable:"):
+            return shown
+        cable = parsed(shown)
+        for name in TRACED_CABLE_CHOICES:
+            if isinstance(cable.get(name), dict):
+                cable[name] = cable[name]["value"]
+            elif cable.get(name) is None:
+                cable[name] = ""
+        return {name: cable[name] for name in TRACED_CABLE if name in cable}
 
     @staticmethod
-    def shown(request, node: str | None):
+    def shown(request, node: str | None, top: bool = True):
+        """The object a path node names: its detail at depth 0, or (not `top`) its nested form
+        with its tags."""
         if node is None:
             return None
         object_type, _, pk = node.partition(":")
@@ -64,7 +101,18 @@ class TraceEndpoint(Endpoint):
             return None
         try:
             require_view(resource, request)
-            return read_object(request, resource, uuid.UUID(pk))
+            if top:
+                return read_object(request, resource, uuid.UUID(pk))
+            fields = selection(resource, 0, top=False)
+            if any(spec.name == "tags" for spec in resource.current_fields):
+                fields += " tags { id object_type url }"
+            document = with_fragments(
+                f"query ($id: UUID!) {{ object: {resource.single_field}(id: $id) {{ {fields} }} }}"
+            )
+            found = run(document, {"id": pk}, request)["object"]
+            if found is None:
+                raise not_found(resource)
+            return found
         except (ApiError, PermissionDenied):
             return None
 
@@ -84,8 +132,13 @@ class PathsEndpoint(TraceEndpoint):
                 **self.end(request, "origin", path["origin"]),
                 **self.end(request, "destination", path["destination"]),
                 "path": [self.shown(request, node) for node in path["path"]],
+                "origin_id": path["origin"].partition(":")[2],
+                "destination_id": (path["destination"] or "").partition(":")[2] or None,
                 "is_active": path["is_active"],
                 "is_split": path["is_split"],
+                "peer_connector": path["peer_connector"],
+                "origin_fans_out": path["origin_fans_out"],
+                "destination_fans_out": path["destination_fans_out"],
             }
             for path in found
         ], 200

@@ -185,16 +185,19 @@ def test_generic_relations_nest_by_depth(api, sample):
     expected = REFERENCE_CABLE_END
     end = cable["termination_a"] if cable["termination_a"]["id"] == str(leaf.pk) else cable["termination_b"]
     assert end["id"] == str(leaf.pk) and end["display"] == leaf.name
-    assert end.keys() <= expected.keys() and expected.keys() - end.keys() <= {
-        "generic_foreign_key",
-        "natural_slug",
-    }
+    assert end.keys() <= expected.keys() and expected.keys() - end.keys() <= {"natural_slug"}
+    assert end["generic_foreign_key"] is True
     # Inside the nested end, references stay references.
     assert set(end["device"]) == {"id", "object_type", "url"}
     assert set(end["cable_peer"]) == {"id", "object_type", "url"}
     interface = api.json(f"/api/dcim/interfaces/{leaf.pk}/", {"depth": 1})
     assert interface["connected_endpoint"]["name"] == "xe-0/0/0"
     assert interface["cable_peer"] == interface["connected_endpoint"]
+    # A cable end's cable nests as the reference's does: marked, its connectors at the top only.
+    assert interface["cable"]["generic_foreign_key"] is True and "terminations" not in interface["cable"]
+    assert interface["cable"]["total_lanes"] == 1
+    assert "generic_foreign_key" not in interface["device"]
+    assert "terminations" in cable and "generic_foreign_key" not in cable
     assert set(api.json(f"/api/dcim/interfaces/{leaf.pk}/")["connected_endpoint"]) == {
         "id",
         "object_type",

@@ -150,6 +150,12 @@ def test_through_a_circuit(api, sample):
     assert code == 201
     z_end = model.circuit_terminations.model.objects.get(pk=z["id"])
     reaches(api, x1, z_end)  # the far end of the circuit, not cabled yet
+    # The trace goes on across the circuit: its far termination, alone.
+    trace = api.json(f"/api/dcim/interfaces/{x1.pk}/trace/")
+    assert [[part and part["id"] for part in segment] for segment in trace] == [
+        [str(x1.pk), trace[0][1]["id"], str(a_end.pk)],
+        [str(z_end.pk), None, None],
+    ]
     wire(api, z_end, y1)
     reaches(api, x1, y1)
     reaches(api, y1, x1)
@@ -183,12 +189,19 @@ def test_trace_lists_each_cable_with_its_ends(api, sample):
         ["dcim.frontport", "dcim.cable", "dcim.interface"],
     ]
     assert [segment[1]["id"] for segment in segments] == [first, trunk, last]
-    assert segments[0][0] == api.json(f"/api/dcim/interfaces/{x1.pk}/")
+    # Ends as at depth 0 without derived counts; cables in the reference's traced form.
+    detail = api.json(f"/api/dcim/interfaces/{x1.pk}/")
+    del detail["ip_address_count"]
+    assert segments[0][0] == detail
     assert segments[-1][2]["id"] == str(y1.pk)
+    cable = segments[0][1]
+    assert cable.keys() - {"natural_slug"} == {
+        *("id", "object_type", "display", "url", "type", "label", "color", "length", "length_unit"),
+        *("cable_type", "status", "created", "last_updated"),
+    }
+    assert (cable["type"], cable["length_unit"]) == ("", "")
     lonely = Interface.objects.get(device=x, name="Ethernet2")
-    assert api.json(f"/api/dcim/interfaces/{lonely.pk}/trace/") == [
-        [api.json(f"/api/dcim/interfaces/{lonely.pk}/"), None, None]
-    ]
+    assert api.json(f"/api/dcim/interfaces/{lonely.pk}/trace/") == []
     assert (
         api.client.get("/api/dcim/interfaces/00000000-0000-4000-8000-000000000000/trace/").status_code == 404
     )
@@ -223,6 +236,9 @@ def test_paths_through_a_patch_panel(api, sample):
         "dcim.cable",
     ]
     assert forward["is_active"] is True and forward["is_split"] is False
+    assert (forward["origin_id"], forward["destination_id"]) == (str(x1.pk), str(y1.pk))
+    assert forward["peer_connector"] == 1
+    assert forward["origin_fans_out"] is False and forward["destination_fans_out"] is False
     front = FrontPort.objects.get(device=b, name="front2")
     assert api.json(f"/api/dcim/front-ports/{front.pk}/paths/") == []
     assert api.client.get(f"/api/dcim/interfaces/{x1.pk}/paths/").status_code == 404

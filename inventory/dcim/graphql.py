@@ -15,6 +15,7 @@ from queryengine.scalars import UUID
 
 from . import choices
 from .models import Device, Rack
+from .models.paths import node_of
 
 FACE_LABELS = dict(choices.FACES)
 
@@ -64,7 +65,7 @@ def resolve_cable_trace(root, info, object_type, id):
     each an "<app>.<model>:<id>" node (the far end null where the path stops)."""
     from django.contrib.contenttypes.models import ContentType
 
-    from .models.paths import CablePath, node_of
+    from .models.paths import CablePath
 
     resource = visible_resource(info, object_type, id)
     app_label, _, model = object_type.partition(".")
@@ -78,7 +79,11 @@ def resolve_cable_trace(root, info, object_type, id):
         for i, hop in enumerate(hops)
         if hop.startswith("dcim.cable:")
     ]
-    return segments or [[hops[0], None, None]]
+    # A path that goes on past its last cable (a circuit's far termination, not cabled) ends
+    # with that object alone; an object without a cable has no segment.
+    if segments and len(hops) > 2 * len(segments) + 1 and not hops[-2].startswith("dcim.cable:"):
+        segments.append([hops[-1], None, None])
+    return segments
 
 
 def visible_resource(info, object_type: str, pk):
@@ -94,11 +99,12 @@ def visible_resource(info, object_type: str, pk):
 def resolve_cable_paths(root, info, object_type, id):
     """The paths that pass an object (a front or rear port): origin, far end and the hops
     between them, as "<app>.<model>:<id>" nodes."""
-    from .models.paths import CablePath, node_of
+    from .models.paths import CablePath
 
     resource = visible_resource(info, object_type, id)
     node = node_of(resource.model(pk=id))
-    paths = CablePath.objects.filter(nodes__node=node).distinct().order_by("pk")
+    paths = list(CablePath.objects.filter(nodes__node=node).distinct().order_by("pk"))
+    fanning = fans_out({path.path[0] for path in paths} | {path.path[-1] for path in paths})
     return [
         {
             "id": path.pk,
@@ -107,9 +113,44 @@ def resolve_cable_paths(root, info, object_type, id):
             "path": path.path[1:-1] if path.destination_id else path.path[1:],
             "is_active": path.is_active,
             "is_split": path.is_split,
+            # One path per origin here (the reference keeps one per breakout connector): the
+            # connector on the origin cable's far side it leaves through is always the first.
+            "peer_connector": 1,
+            "origin_fans_out": path.path[0] in fanning,
+            "destination_fans_out": bool(path.destination_id) and path.path[-1] in fanning,
         }
         for path in paths
     ]
+
+
+def fans_out(nodes: set[str]) -> set[str]:
+    """Those of the given path nodes that sit on the fan-out side of a breakout cable: their
+    connector shares lanes with more than one connector of the cable's other end."""
+    from .models.cabletypes import END_FIELDS, CableToCableTermination
+
+    by_field: dict = {}
+    for node in nodes:
+        label, _, pk = node.partition(":")
+        field = END_FIELDS.get(label.partition(".")[2])
+        if field is not None:
+            by_field.setdefault(field, set()).add(pk)
+    query = Q(pk__in=[])
+    for field, pks in by_field.items():
+        query |= Q(**{f"{field}_id__in": pks})
+    records = CableToCableTermination.objects.filter(query, cable__cable_type__isnull=False).select_related(
+        "cable__cable_type"
+    )
+    found = set()
+    for record in records:
+        our, their = ("a", "b") if record.cable_end == "A" else ("b", "a")
+        far = {
+            e[f"{their}_connector"]
+            for e in record.cable.cable_type.mapping
+            if e[f"{our}_connector"] == record.connector
+        }
+        if len(far) > 1:
+            found.add(node_of(record.termination))
+    return found
 
 
 def resolve_interface_connections(root, info, limit=None, offset=None, **filters):

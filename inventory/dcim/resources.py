@@ -104,6 +104,7 @@ def cabled(endpoint: bool = True, **declaration) -> dict:
         "computed": {**computed, **declaration.get("computed", {})},
         "generic": {**generic, **declaration.get("generic", {})},
         "read_only": ("cable", *declaration.get("read_only", ())),
+        "nested_as_generic": ("cable",),
         "filters": {
             "cabled": flag(lambda _: Q(cable__isnull=False), lambda end: end.cable_id is not None),
             **({"connected": CONNECTED, "has_connected_endpoint": REACHING} if endpoint else {}),
