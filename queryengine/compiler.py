@@ -268,10 +268,10 @@ class ObjectPlan:
             return text.const('/notes/"')
         if name == "custom_fields" and resource.has_custom_fields:
             return self.json_column(text, "_custom_field_data")
-        if name == naturalslug.NAME:
-            return self.value(text, naturalslug.compiled(self))
         if name == GENERIC_MARK and not resource.integer_pk:
             return text.const("true")
+        if name == naturalslug.NAME:
+            return self.value(text, naturalslug.compiled(self))
         if name == "display":
             if resource.display.load is not None:
                 return self.loaded_display(text)

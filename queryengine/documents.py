@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from . import legacy
 from .filters import CUSTOM_FIELD_FILTER
+from .naturalslug import NAME as NATURAL_SLUG
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -55,7 +56,7 @@ def selection_of(resource: Resource, shape, many: frozenset[str] = frozenset()) 
 def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset(), top: bool = True) -> str:
     """The fields of `resource` at `depth` (spec §4.6): related objects are references at 0 and
     nested objects below; nested objects omit many-to-many and derived fields."""
-    parts = ["id", "object_type", "display", "url"]
+    parts = ["id", "object_type", "display", "url", NATURAL_SLUG]
     if top:
         parts += resource.derived
     for spec in resource.current_fields:

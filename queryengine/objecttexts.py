@@ -27,15 +27,19 @@ def _selection_plan(resource: Resource, fields: str) -> ObjectPlan:
         COMPILING.reset(compiling)
 
 
-def object_texts(resource: Resource, depth: int | None, ids, base: str, viewer=None) -> dict[str, bytes]:
+def object_texts(
+    resource: Resource, depth: int | None, ids, base: str, viewer=None, generic: bool = False
+) -> dict[str, bytes]:
     """{id: JSON text} of objects shown nested at `depth` (spec §4.6: what a related object
     shows; None: the API 1.x nested form), for values that hold objects of several types, such
     as relationship peers; one `viewer` may not see shows as its reference or null (as a
-    foreign key's would)."""
-    from .documents import nested_selection, selection
+    foreign key's would). `generic`: shown as a generic relation's object (a cable's ends)."""
+    from .documents import GENERIC_MARK, nested_selection, selection
 
     wanted = {str(pk) for pk in ids}
     fields = nested_selection(resource) if depth is None else selection(resource, depth, top=False)
+    if generic and depth is not None:
+        fields += f" {GENERIC_MARK}"
     texts = _selection_plan(resource, fields).load(set(wanted), base, viewer)
     if viewer is not None and viewer.subset(resource) is not None:
         for pk in wanted - texts.keys():

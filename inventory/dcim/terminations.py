@@ -53,7 +53,7 @@ def load(resource: Resource, ids: list[str], base: str, depth: int, viewer=None)
                 }
             )
         else:
-            texts = object_texts(target, depth - 1, pks, base, viewer)
+            texts = object_texts(target, depth - 1, pks, base, viewer, generic=True)
             rendered.update({(label, pk): orjson.Fragment(text) for pk, text in texts.items()})
     result = {}
     for cable, (a_connectors, b_connectors) in sizes.items():
