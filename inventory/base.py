@@ -17,6 +17,13 @@ class ValueChoiceField(models.CharField):
     shown_as_value = True
 
 
+def described_without_limits(model_field: models.Field) -> models.Field:
+    """A field OPTIONS describes without its length or range, as the reference does for a few
+    (an interface's speed and MAC address, a time zone)."""
+    model_field.described_limits = False
+    return model_field
+
+
 class BaseModel(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
 
@@ -129,7 +136,12 @@ class ConfigContextModel(models.Model):
 
     local_config_context_data = models.JSONField(null=True, blank=True)
     local_config_context_schema = models.ForeignKey(
-        "extras.ConfigContextSchema", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "extras.ConfigContextSchema",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Optional schema to validate the structure of the data",
     )
     local_config_context_data_owner_content_type = models.ForeignKey(
         ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+"

@@ -3,12 +3,14 @@ write can send, with their types and choices (pynautobot's `choices()` reads thi
 
 from __future__ import annotations
 
+from django.apps import apps
 from django.db import models
 
 from queryengine.errors import PermissionDenied
 from queryengine.mutations import require_write
 from queryengine.registry import (
     COMPUTED,
+    CONTENT_TYPE,
     CONTENT_TYPES,
     CREATED_DATE,
     DERIVED,
@@ -19,6 +21,7 @@ from queryengine.registry import (
     REVERSE,
     SCALAR,
     Resource,
+    resources,
 )
 from queryengine.writes import writable_fields
 
@@ -44,6 +47,9 @@ def _read_only(name: str, kind: str = "field", **extra) -> dict:
 
 
 def field_metadata(model_field: models.Field, kind: str, required: bool, read_only: bool) -> dict:
+    """A model field as the reference's serializers describe it: help text always; a writable
+    field's length, range and digits, unless it takes choices (or, for a few, as the reference
+    shows them, `described_limits` is off); choices shown as bare values are of type "choice"."""
     meta = {
         "type": "field",
         "required": required,
@@ -53,17 +59,41 @@ def field_metadata(model_field: models.Field, kind: str, required: bool, read_on
     if kind == SCALAR:
         meta["type"] = options_type(model_field)
         if model_field.choices:
-            meta["type"] = "field"
+            meta["type"] = "choice" if getattr(model_field, "shown_as_value", False) else "field"
             meta["choices"] = [{"value": v, "display": str(d)} for v, d in model_field.flatchoices]
     if model_field.help_text:
         meta["help_text"] = str(model_field.help_text)
-    if getattr(model_field, "max_length", None) and meta["type"] in ("string", "email", "url"):
+    if read_only or model_field.choices or not getattr(model_field, "described_limits", True):
+        return meta
+    if isinstance(model_field, models.CharField | models.TextField) and model_field.max_length:
         meta["max_length"] = model_field.max_length
     for bound, limit in value_limits(model_field):
         meta[f"{bound}_value"] = limit
     if isinstance(model_field, models.DecimalField):
         meta.update(max_digits=model_field.max_digits, decimal_places=model_field.decimal_places)
     return meta
+
+
+def type_choices(resource: Resource, name: str) -> list[dict]:
+    """The object types a content type field takes, by label: those of the generic relation it
+    belongs to when that names them (a cable's ends), else every registered model's."""
+    targets = next(
+        (
+            tuple(*found)
+            for type_field, _, *found in resource.generic.values()
+            if type_field == name and found
+        ),
+        tuple(r.object_type for r in resources()),
+    )
+    choices = [{"value": label, "display": type_display(label)} for label in set(targets)]
+    return sorted(choices, key=lambda choice: choice["display"])
+
+
+def type_display(label: str) -> str:
+    """ "DCIM | console port", as the reference names a content type."""
+    app_label, model_name = label.split(".")
+    config = apps.get_app_config(app_label)
+    return f"{config.verbose_name} | {config.get_model(model_name)._meta.verbose_name}"
 
 
 def describe_fields(resource: Resource, old: bool = False) -> dict:
@@ -83,6 +113,7 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
         "display": _read_only("display", help_text="Human friendly display value"),
         "url": _read_only("url"),
     }
+    included = {}  # after the custom fields, as the reference lists them
     for name in resource.derived:
         fields[name] = _read_only(name, "integer" if name in resource.counts else "field")
     for spec in resource.fields if old is None else resource.current_fields:
@@ -100,6 +131,8 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
             }
         elif spec.kind == INCLUDED and spec.name in resource.loaded:
             fields[spec.name] = _read_only(spec.name)  # written too, but the reference says read-only
+        elif spec.kind == INCLUDED and not spec.legacy:  # include= values: written when they take writes
+            included[spec.name] = {**_read_only(spec.name), "read_only": spec.included.write is None}
         elif (
             spec.kind in (GENERIC, REVERSE) or spec.model_field is not None and not spec.model_field.concrete
         ):
@@ -109,6 +142,8 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
             fields[spec.name] = field_metadata(
                 spec.model_field, spec.kind, bool(entry and entry.required), entry is None
             )
+            if spec.kind == CONTENT_TYPE and entry is not None:
+                fields[spec.name]["choices"] = type_choices(resource, spec.name)
     for name in resource.timestamps:
         fields[name] = _read_only(name, "datetime")
     if resource.has_notes:
@@ -120,7 +155,7 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
             "read_only": False,
             "label": "Custom fields",
         }
-    return fields
+    return {**fields, **included}
 
 
 def describe(resource: Resource, context, detail: bool, old: bool = False) -> dict:

@@ -16,8 +16,10 @@ from inventory.users.models import Token, User
 from queryengine.query import restricted
 from queryengine.registry import (
     COMPUTED,
+    CONTENT_TYPE,
     CONTENT_TYPES,
     FOREIGN_KEY,
+    INCLUDED,
     MANY_TO_MANY,
     SCALAR,
     resources,
@@ -519,7 +521,12 @@ class TestEveryModelWrites:
             assert described[field.name]["required"] is field.required
             if field.model_field is not None and field.model_field.choices:
                 assert described[field.name]["choices"]
+            if field.kind == CONTENT_TYPE:  # the object types it takes, by label
+                choices = described[field.name]["choices"]
+                assert choices and all(c["value"].count(".") == 1 and " | " in c["display"] for c in choices)
+                assert choices == sorted(choices, key=lambda c: c["display"])
         assert described["id"]["read_only"] is False and described["url"]["read_only"] is True
+        check_field_descriptions(resource, described)
         detail = orjson.loads(
             api.client.options(f"{list_url(resource)}{sample[resource.model][0].pk}/").content
         )
@@ -527,6 +534,28 @@ class TestEveryModelWrites:
         read_only = orjson.loads(Api(sample[Token][1].key).client.options(list_url(resource)).content)
         assert "actions" not in read_only
         assert Api(None).client.options(list_url(resource)).status_code == 403
+
+
+def check_field_descriptions(resource, described: dict) -> None:
+    """Each model field described as the reference's serializers describe it: its help text
+    always; a length, range or digits only where it is written and takes no choices; choices
+    shown as bare values typed "choice"; include= values with their own entries."""
+    for spec in resource.current_fields:
+        entry, f = described.get(spec.name), spec.model_field
+        if spec.kind == INCLUDED and spec.name not in resource.loaded:
+            assert entry["read_only"] is (spec.included.write is None), spec.name
+        if (
+            entry is None
+            or not isinstance(f, models.Field)
+            or spec.kind not in (SCALAR, FOREIGN_KEY, CONTENT_TYPE)
+        ):
+            continue
+        assert entry.get("help_text") == (str(f.help_text) if f.help_text else None), spec.name
+        limits = {"max_length", "min_value", "max_value", "max_digits", "decimal_places"} & set(entry)
+        if entry["read_only"] or f.choices or not getattr(f, "described_limits", True):
+            assert not limits, (spec.name, limits)
+        if f.choices:
+            assert entry["type"] == ("choice" if getattr(f, "shown_as_value", False) else "field")
 
 
 def refuse_creation_unless_creatable(api, resource) -> None:

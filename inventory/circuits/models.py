@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from inventory.base import OrganizationalModel, PrimaryModel
+from inventory.base import OrganizationalModel, PrimaryModel, ValueChoiceField
 from inventory.dcim.models.cables import CableTermination
 from inventory.dcim.models.paths import PathEndpoint, retrace_through
 from inventory.slugs import SlugModel
@@ -96,7 +96,9 @@ class Circuit(PrimaryModel):
 
 class CircuitTermination(PathEndpoint, CableTermination, PrimaryModel):
     circuit = models.ForeignKey(Circuit, on_delete=models.CASCADE, related_name="circuit_terminations")
-    term_side = models.CharField(max_length=1, verbose_name="Termination side")
+    term_side = ValueChoiceField(
+        max_length=1, choices=[(side, side) for side in TERM_SIDES], verbose_name="Termination"
+    )
     location = models.ForeignKey(
         "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="circuit_terminations"
     )
@@ -128,8 +130,6 @@ class CircuitTermination(PathEndpoint, CableTermination, PrimaryModel):
 
     def clean(self):
         super().clean()
-        if self.term_side not in TERM_SIDES:
-            raise ValidationError({"term_side": [f'"{self.term_side}" is not a valid choice.']})
         if self.location_id and self.provider_network_id:
             raise ValidationError(
                 "A circuit termination cannot attach to both a location and a provider network."

@@ -41,6 +41,8 @@ class VLANGroup(SlugModel, OrganizationalModel):
 
 
 class VLAN(PrimaryModel):
+    natural_key_field_names = ("pk",)
+
     # Read by interface validation (vlan_allowed_at): loaded with the VLANs a batch names.
     validation_prefetch = ("locations",)
 

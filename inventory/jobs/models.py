@@ -40,41 +40,119 @@ class Job(PrimaryModel):
     # Names of the queues the job may run on, kept in step with its queue assignments.
     task_queues = models.JSONField(default=list, blank=True, editable=False)
     task_queues_override = models.BooleanField(default=False)
-    module_name = models.CharField(max_length=255, editable=False)
-    job_class_name = models.CharField(max_length=100, editable=False)
-    grouping = models.CharField(max_length=255)
-    name = models.CharField(max_length=255, unique=True)
-    description = models.TextField(blank=True)
-    installed = models.BooleanField(default=True, editable=False)
-    enabled = models.BooleanField(default=False)
-    is_job_hook_receiver = models.BooleanField(default=False, editable=False)
-    is_job_button_receiver = models.BooleanField(default=False, editable=False)
-    has_sensitive_variables = models.BooleanField(default=True)
-    is_singleton = models.BooleanField(default=False)
-    console_log_default = models.BooleanField(default=False)
-    hidden = models.BooleanField(default=False)
-    dryrun_default = models.BooleanField(default=False)
-    read_only = models.BooleanField(default=False, editable=False)
-    soft_time_limit = models.FloatField(default=0)
-    time_limit = models.FloatField(default=0)
-    supports_dryrun = models.BooleanField(default=False, editable=False)
-    grouping_override = models.BooleanField(default=False)
-    name_override = models.BooleanField(default=False)
-    console_log_default_override = models.BooleanField(default=False)
-    description_override = models.BooleanField(default=False)
-    dryrun_default_override = models.BooleanField(default=False)
-    hidden_override = models.BooleanField(default=False)
-    soft_time_limit_override = models.BooleanField(default=False)
-    time_limit_override = models.BooleanField(default=False)
-    has_sensitive_variables_override = models.BooleanField(default=False)
-    job_queues_override = models.BooleanField(default=False)
-    default_job_queue_override = models.BooleanField(default=False)
-    is_singleton_override = models.BooleanField(default=False)
+    module_name = models.CharField(
+        max_length=255, editable=False, help_text="Dotted name of the Python module providing this job"
+    )
+    job_class_name = models.CharField(
+        max_length=100, editable=False, help_text="Name of the Python class providing this job"
+    )
+    grouping = models.CharField(max_length=255, help_text="Human-readable grouping that this job belongs to")
+    name = models.CharField(max_length=255, unique=True, help_text="Human-readable name of this job")
+    description = models.TextField(
+        blank=True, help_text="Markdown formatting and a limited subset of HTML are supported"
+    )
+    installed = models.BooleanField(
+        default=True,
+        editable=False,
+        help_text="Whether the Python module and class providing this job are presently installed and loadable",
+    )
+    enabled = models.BooleanField(default=False, help_text="Whether this job can be executed by users")
+    is_job_hook_receiver = models.BooleanField(
+        default=False, editable=False, help_text="Whether this job is a job hook receiver"
+    )
+    is_job_button_receiver = models.BooleanField(
+        default=False, editable=False, help_text="Whether this job is a job button receiver"
+    )
+    has_sensitive_variables = models.BooleanField(
+        default=True, help_text="Whether this job contains sensitive variables"
+    )
+    is_singleton = models.BooleanField(
+        default=False, help_text="Whether this job should fail to run while another instance of it is running"
+    )
+    console_log_default = models.BooleanField(
+        default=False, help_text="Whether the job runs with the console log argument set to true by default"
+    )
+    hidden = models.BooleanField(
+        default=False, help_text="Whether the job is hidden from listings by default"
+    )
+    dryrun_default = models.BooleanField(
+        default=False, help_text="Whether the job runs with the dryrun argument set to true by default"
+    )
+    read_only = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Set to true if the job does not make any changes to the environment",
+    )
+    soft_time_limit = models.FloatField(
+        default=0,
+        help_text="Maximum runtime in seconds before the job receives a SoftTimeLimitExceeded exception; 0 uses the system default",
+    )
+    time_limit = models.FloatField(
+        default=0,
+        help_text="Maximum runtime in seconds before the job is forcibly terminated; 0 uses the system default",
+    )
+    supports_dryrun = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="If supported, allows the job to bypass approval when running with the dryrun argument set to true",
+    )
+    grouping_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured grouping is kept even when the job's source code changes",
+    )
+    name_override = models.BooleanField(
+        default=False, help_text="If set, the configured name is kept even when the job's source code changes"
+    )
+    console_log_default_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured console log default is kept even when the job's source code changes",
+    )
+    description_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured description is kept even when the job's source code changes",
+    )
+    dryrun_default_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured value is kept even when the job's source code changes",
+    )
+    hidden_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured value is kept even when the job's source code changes",
+    )
+    soft_time_limit_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured value is kept even when the job's source code changes",
+    )
+    time_limit_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured value is kept even when the job's source code changes",
+    )
+    has_sensitive_variables_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured value is kept even when the job's source code changes",
+    )
+    job_queues_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured value is kept even when the job's source code changes",
+    )
+    default_job_queue_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured value is kept even when the job's source code changes",
+    )
+    is_singleton_override = models.BooleanField(
+        default=False,
+        help_text="If set, the configured value is kept even when the job's source code changes",
+    )
     default_job_queue = models.ForeignKey(
         JobQueue, on_delete=models.PROTECT, null=True, blank=True, related_name="default_for_jobs"
     )
     job_queues = models.ManyToManyField(
-        JobQueue, through="JobQueueAssignment", related_name="jobs", blank=True, editable=False
+        JobQueue,
+        through="JobQueueAssignment",
+        related_name="jobs",
+        blank=True,
+        editable=False,
+        help_text="The job queues that this job can be run on",
     )
 
     class Meta:
@@ -115,11 +193,19 @@ DONE = ("SUCCESS", "FAILURE", "REVOKED", "REJECTED")
 class JobResult(BaseModel):
     status = models.CharField(max_length=30, choices=STATUSES, default="PENDING", editable=False)
     name = models.CharField(max_length=255, editable=False)
-    task_name = models.CharField(max_length=255, null=True, blank=True, editable=False)
+    task_name = models.CharField(
+        max_length=255,
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Registered name of the task that runs this job. Internal use only.",
+    )
     date_created = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
     date_started = models.DateTimeField(null=True, blank=True, editable=False)
     date_done = models.DateTimeField(null=True, blank=True, editable=False)
-    result = models.JSONField(null=True, blank=True, editable=False)
+    result = models.JSONField(
+        null=True, blank=True, editable=False, help_text="The data returned by the task"
+    )
     worker = models.CharField(max_length=100, null=True, blank=True, editable=False)
     task_args = models.JSONField(default=list, blank=True, editable=False)
     task_kwargs = models.JSONField(default=dict, blank=True, editable=False)
@@ -178,6 +264,8 @@ LOG_LEVELS = [
 class JobLogEntry(BaseModel):
     """One message a running job logged; written at once, so it is readable while the job runs."""
 
+    natural_key_field_names = ()  # none: its natural slug is "unknown", as the reference's
+
     job_result = models.ForeignKey(JobResult, on_delete=models.CASCADE, related_name="job_log_entries")
     log_level = models.CharField(max_length=32, choices=LOG_LEVELS, default="info", db_index=True)
     grouping = models.CharField(max_length=100, default="main")
@@ -199,7 +287,12 @@ class JobHook(ChangeTriggered, PrimaryModel):
 
     name = models.CharField(max_length=100, unique=True)
     content_types = models.ManyToManyField(ContentType, related_name="+")
-    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="job_hooks")
+    job = models.ForeignKey(
+        Job,
+        on_delete=models.CASCADE,
+        related_name="job_hooks",
+        help_text="The job that this job hook will initiate",
+    )
     enabled = models.BooleanField(default=True)
     type_create = models.BooleanField(
         default=False, help_text="Call this job hook when a matching object is created."
@@ -247,21 +340,42 @@ class ScheduledJob(BaseModel):
     beat`). Created by `jobs/<id>/run/` with a `schedule`; `next_run_at` is when the scheduler
     next starts it (null once a one-off has run or the schedule is disabled)."""
 
-    name = models.CharField(max_length=255, unique=True)
-    task = models.CharField(max_length=511, editable=False, db_index=True)
+    name = models.CharField(
+        max_length=255, unique=True, help_text="Human-readable description of this scheduled task"
+    )
+    task = models.CharField(
+        max_length=511, editable=False, db_index=True, help_text="The name of the task that should be run"
+    )
     interval = models.CharField(max_length=255, choices=INTERVALS, editable=False)
-    crontab = models.CharField(max_length=255, blank=True, editable=False)
+    crontab = models.CharField(
+        max_length=255, blank=True, editable=False, help_text="Cronjob syntax string for custom scheduling"
+    )
     args = models.JSONField(default=list, blank=True, editable=False)
     kwargs = models.JSONField(default=dict, blank=True, editable=False)
     celery_kwargs = models.JSONField(default=dict, blank=True, editable=False)
-    one_off = models.BooleanField(default=False, editable=False)
-    start_time = models.DateTimeField(editable=False)
+    one_off = models.BooleanField(
+        default=False, editable=False, help_text="If true, the schedule runs the task a single time"
+    )
+    start_time = models.DateTimeField(
+        editable=False, help_text="Datetime when the schedule should begin triggering the task to run"
+    )
     state = models.CharField(max_length=30, choices=SCHEDULE_STATES, default="active", editable=False)
-    enabled = models.BooleanField(default=True)
-    last_run_at = models.DateTimeField(null=True, blank=True, editable=False)
-    total_run_count = models.PositiveIntegerField(default=0, editable=False)
-    date_changed = models.DateTimeField(auto_now=True)
-    description = models.TextField(blank=True)
+    enabled = models.BooleanField(default=True, help_text="Set to false to disable the schedule")
+    last_run_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Datetime that the schedule last triggered the task to run; reset to null when enabled is set to false.",
+    )
+    total_run_count = models.PositiveIntegerField(
+        default=0,
+        editable=False,
+        help_text="Running count of how many times the schedule has triggered the task",
+    )
+    date_changed = models.DateTimeField(
+        auto_now=True, help_text="Datetime that this scheduled job was last modified"
+    )
+    description = models.TextField(blank=True, help_text="Detailed description of this scheduled job")
     job_model = models.ForeignKey(
         Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="scheduled_jobs", editable=False
     )
@@ -281,8 +395,11 @@ class ScheduledJob(BaseModel):
         blank=True,
         related_name="+",
         editable=False,
+        help_text="User that requested the schedule",
     )
-    decision_date = models.DateTimeField(null=True, blank=True, editable=False)
+    decision_date = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="Datetime that the schedule was approved or denied"
+    )
     next_run_at = models.DateTimeField(null=True, blank=True, editable=False, db_index=True)
 
     class Meta:
@@ -316,11 +433,20 @@ class JobButton(BaseModel):
     text = models.CharField(
         max_length=500, help_text="Template for the button's text, given the object as obj: {{ obj.name }}."
     )
-    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="job_buttons")
+    job = models.ForeignKey(
+        Job, on_delete=models.CASCADE, related_name="job_buttons", help_text="Job this button will run"
+    )
     weight = models.PositiveSmallIntegerField(default=100)
-    group_name = models.CharField(max_length=255, blank=True)
+    group_name = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="Buttons with the same group appear as a dropdown menu, styled after the group's lowest-weight button.",
+    )
     button_class = models.CharField(max_length=30, choices=BUTTON_CLASSES, default="default")
-    confirmation = models.BooleanField(default=True)
+    confirmation = models.BooleanField(
+        default=True,
+        help_text="Ask for confirmation before running the job (without it, one click runs the job and commits its changes).",
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
@@ -342,6 +468,8 @@ class JobButton(BaseModel):
 class FileProxy(BaseModel):
     """A file a job wrote (an export), kept in the database so that any server can hand it out
     (`file-proxies/<id>/download/`) whichever worker made it."""
+
+    natural_key_field_names = ("name", "uploaded_at")
 
     name = models.CharField(max_length=255)
     uploaded_at = models.DateTimeField(auto_now_add=True)

@@ -82,6 +82,8 @@ def generate_key() -> str:
 class Token(models.Model):
     """An API token (spec §5): 40 hexadecimal characters, optionally read-only or expiring."""
 
+    natural_key_field_names = ("pk",)  # never the key: a secret
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="tokens")
     created = models.DateTimeField(auto_now_add=True)
@@ -92,7 +94,9 @@ class Token(models.Model):
         default=generate_key,
         validators=[RegexValidator(KEY_FORMAT.pattern, "Enter 40 lowercase hexadecimal characters.")],
     )
-    write_enabled = models.BooleanField(default=True)
+    write_enabled = models.BooleanField(
+        default=True, help_text="Permit create/update/delete operations using this key"
+    )
     description = models.CharField(max_length=200, blank=True)
 
     class Meta:

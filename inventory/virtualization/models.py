@@ -88,6 +88,7 @@ class VirtualMachine(ConfigContextModel, PrimaryModel):
         null=True,
         blank=True,
         related_name="virtual_machines",
+        help_text="The software version installed on this virtual machine",
     )
     comments = models.TextField(blank=True)
 

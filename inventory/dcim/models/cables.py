@@ -40,6 +40,8 @@ class CableTermination(models.Model):
 
 
 class Cable(PrimaryModel):
+    natural_key_field_names = ("pk",)
+
     termination_a_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
     termination_a_id = models.UUIDField()
     termination_b_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
@@ -50,7 +52,7 @@ class Cable(PrimaryModel):
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="cables"
     )
     label = models.CharField(max_length=255, blank=True)
-    color = models.CharField(max_length=6, blank=True)
+    color = models.CharField(max_length=6, blank=True, help_text="RGB color in hexadecimal (e.g. 00ff00)")
     length = models.PositiveSmallIntegerField(null=True, blank=True)
     length_unit = models.CharField(max_length=50, choices=choices.CABLE_LENGTH_UNITS, blank=True)
     cable_type = models.ForeignKey(

@@ -154,9 +154,7 @@ class PowerOutlet(PathEndpoint, CableTermination, ComponentModel):
     power_port = models.ForeignKey(
         PowerPort, on_delete=models.SET_NULL, null=True, blank=True, related_name="power_outlets"
     )
-    feed_leg = models.CharField(
-        max_length=50, choices=choices.FEED_LEGS, blank=True, help_text="Phase (for three-phase feeds)"
-    )
+    feed_leg = models.CharField(max_length=50, choices=choices.FEED_LEGS, blank=True)
 
     class Meta(ComponentModel.Meta):
         constraints = _unique_per_owner("poweroutlet")
@@ -193,6 +191,8 @@ class RearPort(CableTermination, ComponentModel):
 
 
 class FrontPort(CableTermination, ComponentModel):
+    natural_key_field_names = ("device", "module", "name", "rear_port", "rear_port_position")
+
     type = models.CharField(max_length=50, choices=choices.PORT_TYPES)
     rear_port = models.ForeignKey(RearPort, on_delete=models.CASCADE, related_name="front_ports")
     rear_port_position = models.PositiveSmallIntegerField(
@@ -300,6 +300,8 @@ class DeviceBay(NaturallyOrdered, PrimaryModel):
 
 
 class ModuleBay(NaturallyOrdered, PrimaryModel):
+    natural_key_field_names = ("pk",)
+
     # Its clean method checks names per parent against the database, which earlier items of
     # the same batch must already be in: written object by object.
     per_object_writes = True
@@ -348,6 +350,8 @@ class ModuleBay(NaturallyOrdered, PrimaryModel):
 
 
 class InventoryItem(NaturallyOrdered, TreeModel, PrimaryModel):
+    natural_key_field_names = ("pk",)
+
     device = models.ForeignKey("dcim.Device", on_delete=models.CASCADE, related_name="inventory_items")
     name = models.CharField(max_length=255, db_index=True)
     label = models.CharField(max_length=255, blank=True, help_text="Physical label")
@@ -373,6 +377,7 @@ class InventoryItem(NaturallyOrdered, TreeModel, PrimaryModel):
         null=True,
         blank=True,
         related_name="inventory_items",
+        help_text="The software version installed on this inventory item",
     )
 
     class Meta:

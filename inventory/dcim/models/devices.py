@@ -47,8 +47,6 @@ class DeviceType(SlugModel, PrimaryModel):
         choices=choices.SUBDEVICE_ROLES,
         blank=True,
         verbose_name="Parent/child status",
-        help_text="Parent devices house child devices in device bays. Leave blank if this device type is "
-        "neither a parent nor a child.",
     )
     front_image = models.CharField(max_length=255, null=True, blank=True, editable=False)  # noqa: DJ001
     rear_image = models.CharField(max_length=255, null=True, blank=True, editable=False)  # noqa: DJ001
@@ -144,8 +142,8 @@ class SoftwareVersion(PrimaryModel):
     release_date = models.DateField(null=True, blank=True)
     end_of_support_date = models.DateField(null=True, blank=True)
     documentation_url = models.URLField(blank=True, verbose_name="Documentation URL")
-    long_term_support = models.BooleanField(default=False)
-    pre_release = models.BooleanField(default=False)
+    long_term_support = models.BooleanField(default=False, help_text="Is a long-term support version")
+    pre_release = models.BooleanField(default=False, help_text="Is a pre-release version")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
 
     class Meta:
@@ -161,6 +159,8 @@ class SoftwareVersion(PrimaryModel):
 
 
 class SoftwareImageFile(PrimaryModel):
+    natural_key_field_names = ("image_file_name", "software_version")
+
     software_version = models.ForeignKey(
         SoftwareVersion, on_delete=models.PROTECT, related_name="software_image_files"
     )
@@ -364,7 +364,12 @@ class Device(BuiltFromTemplates, ConfigContextModel, PrimaryModel):
         help_text="The priority the device has in the device redundancy group.",
     )
     software_version = models.ForeignKey(
-        SoftwareVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="devices"
+        SoftwareVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="devices",
+        help_text="The software version installed on this device",
     )
     secrets_group = models.ForeignKey(
         "extras.SecretsGroup", on_delete=models.SET_NULL, null=True, blank=True, related_name="devices"
@@ -583,6 +588,8 @@ class DeviceClusterAssignment(BaseModel):
 
 
 class Module(BuiltFromTemplates, PrimaryModel):
+    natural_key_field_names = ("pk",)
+
     module_type = models.ForeignKey(ModuleType, on_delete=models.PROTECT, related_name="modules")
     parent_module_bay = models.OneToOneField(
         "dcim.ModuleBay", on_delete=models.CASCADE, null=True, blank=True, related_name="installed_module"

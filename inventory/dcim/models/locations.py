@@ -3,14 +3,17 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from inventory.base import OrganizationalModel, PrimaryModel, TreeModel
+from inventory.base import OrganizationalModel, PrimaryModel, TreeModel, described_without_limits
 from inventory.slugs import SlugManager, SlugModel
 
 
 class LocationType(SlugModel, TreeModel, OrganizationalModel):
     name = models.CharField(max_length=100, unique=True)
     description = models.CharField(max_length=200, blank=True)
-    nestable = models.BooleanField(default=False)
+    nestable = models.BooleanField(
+        default=False,
+        help_text="Allow locations of this type to be parents and children of other locations of the same type",
+    )
     content_types = models.ManyToManyField(ContentType, related_name="+", blank=True)
 
     class Meta:
@@ -25,15 +28,22 @@ class Location(SlugModel, TreeModel, PrimaryModel):
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="locations"
     )
     description = models.CharField(max_length=200, blank=True)
-    facility = models.CharField(max_length=50, blank=True)
+    facility = models.CharField(max_length=50, blank=True, help_text="Local facility ID or description")
     asn = models.BigIntegerField(
-        null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(4294967295)]
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(4294967295)],
+        help_text="32-bit autonomous system number",
     )
-    time_zone = models.CharField(max_length=63, null=True, blank=True)
+    time_zone = described_without_limits(models.CharField(max_length=63, null=True, blank=True))
     physical_address = models.TextField(blank=True)
     shipping_address = models.TextField(blank=True)
-    latitude = models.DecimalField(max_digits=8, decimal_places=6, null=True, blank=True)
-    longitude = models.DecimalField(max_digits=9, decimal_places=6, null=True, blank=True)
+    latitude = models.DecimalField(
+        max_digits=8, decimal_places=6, null=True, blank=True, help_text="GPS coordinate (latitude)"
+    )
+    longitude = models.DecimalField(
+        max_digits=9, decimal_places=6, null=True, blank=True, help_text="GPS coordinate (longitude)"
+    )
     contact_name = models.CharField(max_length=100, blank=True)
     contact_phone = models.CharField(max_length=50, blank=True)
     contact_email = models.EmailField(blank=True)

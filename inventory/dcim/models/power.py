@@ -12,6 +12,8 @@ from .paths import PathEndpoint
 
 
 class PowerPanel(PrimaryModel):
+    natural_key_field_names = ("name", "location")
+
     location = models.ForeignKey("dcim.Location", on_delete=models.PROTECT, related_name="power_panels")
     rack_group = models.ForeignKey(
         "dcim.RackGroup", on_delete=models.PROTECT, null=True, blank=True, related_name="power_panels"
@@ -25,7 +27,6 @@ class PowerPanel(PrimaryModel):
         max_length=30,
         choices=choices.POWER_PATHS,
         blank=True,
-        help_text="Physical power distribution redundancy path.",
     )
 
     class Meta:
@@ -50,7 +51,12 @@ class PowerPanel(PrimaryModel):
 
 
 class PowerFeed(PathEndpoint, CableTermination, PrimaryModel):
-    power_panel = models.ForeignKey(PowerPanel, on_delete=models.PROTECT, related_name="power_feeds")
+    power_panel = models.ForeignKey(
+        PowerPanel,
+        on_delete=models.PROTECT,
+        related_name="power_feeds",
+        help_text="Source panel that originates this power feed",
+    )
     destination_panel = models.ForeignKey(
         PowerPanel,
         on_delete=models.PROTECT,
@@ -69,7 +75,6 @@ class PowerFeed(PathEndpoint, CableTermination, PrimaryModel):
         max_length=30,
         choices=choices.POWER_PATHS,
         blank=True,
-        help_text="Physical power distribution redundancy path.",
     )
     supply = models.CharField(max_length=50, choices=choices.POWER_FEED_SUPPLIES, default="ac")
     phase = models.CharField(max_length=50, choices=choices.POWER_FEED_PHASES, default="single-phase")
@@ -87,7 +92,7 @@ class PowerFeed(PathEndpoint, CableTermination, PrimaryModel):
         help_text="Starting circuit breaker position in panel",
     )
     breaker_pole_count = models.PositiveSmallIntegerField(
-        choices=choices.BREAKER_POLES, null=True, blank=True, help_text="Number of breaker poles"
+        choices=choices.BREAKER_POLES, null=True, blank=True
     )
     available_power = models.PositiveIntegerField(default=0, editable=False)
     comments = models.TextField(blank=True)

@@ -36,6 +36,8 @@ def unit_ranges(units) -> str:
 
 
 class RackGroup(SlugModel, TreeModel, OrganizationalModel):
+    natural_key_field_names = ("name", "location")
+
     name = models.CharField(max_length=255, db_index=True)
     location = models.ForeignKey("dcim.Location", on_delete=models.CASCADE, related_name="rack_groups")
     description = models.CharField(max_length=255, blank=True)
@@ -63,6 +65,8 @@ class RackGroup(SlugModel, TreeModel, OrganizationalModel):
 
 
 class Rack(PrimaryModel):
+    natural_key_field_names = ("name", "rack_group")
+
     name = models.CharField(max_length=255, db_index=True)
     facility_id = models.CharField(  # noqa: DJ001
         max_length=255,
@@ -73,7 +77,12 @@ class Rack(PrimaryModel):
     )
     location = models.ForeignKey("dcim.Location", on_delete=models.PROTECT, related_name="racks")
     rack_group = models.ForeignKey(
-        RackGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="racks"
+        RackGroup,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="racks",
+        help_text="Assigned group",
     )
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="racks"
@@ -90,12 +99,13 @@ class Rack(PrimaryModel):
     )
     type = models.CharField(max_length=50, choices=choices.RACK_TYPES, blank=True)
     width = models.PositiveSmallIntegerField(
-        choices=choices.RACK_WIDTHS, default=19, help_text="Rail-to-rail width"
+        choices=choices.RACK_WIDTHS, default=19, help_text="Rail-to-rail width (in inches)"
     )
     u_height = models.PositiveSmallIntegerField(
         default=42,
         verbose_name="Height (U)",
         validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="Height in rack units",
     )
     desc_units = models.BooleanField(
         default=False, verbose_name="Descending units", help_text="Units are numbered top-to-bottom"
@@ -173,8 +183,10 @@ class Rack(PrimaryModel):
 
 
 class RackReservation(PrimaryModel):
+    natural_key_field_names = ("units", "rack")
+
     rack = models.ForeignKey(Rack, on_delete=models.CASCADE, related_name="reservations")
-    units = models.JSONField(help_text="The rack units reserved (a list of unit numbers)")
+    units = models.JSONField()
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="rack_reservations"
     )

@@ -20,6 +20,8 @@ from .components import NaturallyOrdered, clean_draw
 class ComponentTemplate(NaturallyOrdered, OrganizationalModel):
     """A component every new device (or module) of a type gets."""
 
+    natural_key_field_names = ("device_type", "module_type", "name")
+
     device_type = models.ForeignKey(
         "dcim.DeviceType", on_delete=models.CASCADE, null=True, blank=True, related_name="%(class)ss"
     )
@@ -113,9 +115,7 @@ class PowerOutletTemplate(ComponentTemplate):
         blank=True,
         related_name="power_outlet_templates",
     )
-    feed_leg = models.CharField(
-        max_length=50, choices=choices.FEED_LEGS, blank=True, help_text="Phase (for three-phase feeds)"
-    )
+    feed_leg = models.CharField(max_length=50, choices=choices.FEED_LEGS, blank=True)
     component, copied = "PowerOutlet", ("type", "feed_leg")
 
     class Meta(ComponentTemplate.Meta):
@@ -139,11 +139,9 @@ class PowerOutletTemplate(ComponentTemplate):
 
 class InterfaceTemplate(ComponentTemplate):
     type = models.CharField(max_length=50, choices=choices.INTERFACE_TYPES)
-    port_type = models.CharField(
-        max_length=50, choices=choices.PORT_TYPES, blank=True, help_text="Physical connector type"
-    )
+    port_type = models.CharField(max_length=50, choices=choices.PORT_TYPES, blank=True)
     mgmt_only = models.BooleanField(default=False, verbose_name="Management only")
-    speed = models.PositiveIntegerField(null=True, blank=True, help_text="Speed in Kbps")
+    speed = models.PositiveIntegerField(null=True, blank=True)
     duplex = models.CharField(max_length=10, choices=choices.INTERFACE_DUPLEX, blank=True)
     component, copied = "Interface", ("type", "port_type", "mgmt_only", "speed", "duplex")
 
@@ -163,6 +161,14 @@ class RearPortTemplate(ComponentTemplate):
 
 
 class FrontPortTemplate(ComponentTemplate):
+    natural_key_field_names = (
+        "device_type",
+        "module_type",
+        "name",
+        "rear_port_template",
+        "rear_port_position",
+    )
+
     type = models.CharField(max_length=50, choices=choices.PORT_TYPES)
     rear_port_template = models.ForeignKey(
         RearPortTemplate, on_delete=models.CASCADE, related_name="front_port_templates"

@@ -11,6 +11,8 @@ class ContactOrTeam(PrimaryModel):
     """What a person and a team share: how to reach them. The same name may be reused with other
     phone numbers or addresses (a shared mailbox name for two offices)."""
 
+    natural_key_field_names = ("name",)
+
     name = models.CharField(max_length=255, db_index=True)
     phone = models.CharField(max_length=255, blank=True, db_index=True)
     email = models.EmailField(blank=True, db_index=True, verbose_name="E-mail")

@@ -13,7 +13,12 @@ class ContentTypeScoped(SlugModel, OrganizationalModel):
     """A name that applies to a chosen set of models (statuses, roles, tags)."""
 
     name = models.CharField(max_length=100, unique=True)
-    color = models.CharField(max_length=6, default="9e9e9e", validators=[color_validator])
+    color = models.CharField(
+        max_length=6,
+        default="9e9e9e",
+        validators=[color_validator],
+        help_text="RGB color in hexadecimal (e.g. 00ff00)",
+    )
     description = models.CharField(max_length=200, blank=True)
     content_types = models.ManyToManyField(ContentType, related_name="+", blank=True)
 
@@ -40,6 +45,8 @@ class Tag(ContentTypeScoped):
 
 class Note(BaseModel):
     """A free-text note attached to any object."""
+
+    natural_key_field_names = ("assigned_object_type", "assigned_object_id", "user_name", "created")
 
     assigned_object_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
     assigned_object_id = models.UUIDField(db_index=True)

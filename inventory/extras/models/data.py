@@ -28,23 +28,59 @@ key_validator = RegexValidator(
 )
 
 
+ADVANCED_UI = 'Hide this field from the object\'s primary information tab. It will appear in the "Advanced" tab instead.'
+
+
 class CustomField(BaseModel):
     """A field users add to chosen models; objects keep its value under `key` in their data."""
 
-    key = models.CharField(max_length=50, unique=True, validators=[key_validator])
+    key = models.CharField(
+        max_length=50,
+        unique=True,
+        validators=[key_validator],
+        help_text="Internal field name. Please use underscores rather than dashes in this key.",
+    )
     label = models.CharField(max_length=50)
     type = models.CharField(max_length=50, choices=CUSTOM_FIELD_TYPES, default="text")
     content_types = models.ManyToManyField(ContentType, related_name="+", blank=True)
-    grouping = models.CharField(max_length=255, blank=True)
-    description = models.CharField(max_length=200, blank=True)
-    required = models.BooleanField(default=False)
-    default = models.JSONField(null=True, blank=True)
-    weight = models.PositiveSmallIntegerField(default=100)
+    grouping = models.CharField(
+        max_length=255, blank=True, help_text="Human-readable grouping that this custom field belongs to."
+    )
+    description = models.CharField(
+        max_length=200, blank=True, help_text="A helpful description for this field."
+    )
+    required = models.BooleanField(
+        default=False,
+        help_text="If true, this field is required when creating new objects or editing an existing object.",
+    )
+    default = models.JSONField(
+        null=True,
+        blank=True,
+        help_text='Default value for the field (a JSON value: strings in double quotes, e.g. "Foo").',
+    )
+    weight = models.PositiveSmallIntegerField(
+        default=100, help_text="Fields with higher weights appear lower in a form."
+    )
     filter_logic = models.CharField(max_length=50, choices=FILTER_LOGIC, default="loose")
-    validation_minimum = models.BigIntegerField(null=True, blank=True)
-    validation_maximum = models.BigIntegerField(null=True, blank=True)
-    validation_regex = models.CharField(max_length=500, blank=True)
-    advanced_ui = models.BooleanField(default=False)
+    validation_minimum = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Minimum allowed value (for numeric fields) or length (for text fields).",
+    )
+    validation_maximum = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Maximum allowed value (for numeric fields) or length (for text fields).",
+    )
+    validation_regex = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="Regular expression text values must match (use ^ and $ to match the whole value, e.g. ^[A-Z]{3}$ for exactly three capital letters); for selections it applies to the choices.",
+    )
+    advanced_ui = models.BooleanField(
+        default=False,
+        help_text=ADVANCED_UI,
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
@@ -76,7 +112,9 @@ class CustomFieldChoice(BaseModel):
         CustomField, on_delete=models.CASCADE, related_name="custom_field_choices"
     )
     value = models.CharField(max_length=100)
-    weight = models.PositiveSmallIntegerField(default=100)
+    weight = models.PositiveSmallIntegerField(
+        default=100, help_text="Higher weights appear later in the list"
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
@@ -121,20 +159,64 @@ class Relationship(BaseModel):
     """A link users define between two object types (one-to-one, one-to-many, many-to-many,
     and the symmetric kinds between objects of one type); RelationshipAssociations hold its pairs."""
 
-    label = models.CharField(max_length=255, unique=True)
-    key = models.CharField(max_length=100, unique=True, blank=True, validators=[key_validator])
+    natural_key_field_names = ("key",)
+
+    label = models.CharField(
+        max_length=255, unique=True, help_text="Label of the relationship as displayed to users"
+    )
+    key = models.CharField(
+        max_length=100,
+        unique=True,
+        blank=True,
+        validators=[key_validator],
+        help_text="Internal relationship key. Please use underscores rather than dashes in this key.",
+    )
     description = models.CharField(max_length=255, blank=True)
-    type = ValueChoiceField(max_length=50, choices=RELATIONSHIP_TYPES, default="many-to-many")
-    required_on = ValueChoiceField(max_length=12, choices=REQUIRED_SIDES, blank=True, default="")
+    type = ValueChoiceField(
+        max_length=50,
+        choices=RELATIONSHIP_TYPES,
+        default="many-to-many",
+        help_text="Cardinality of this relationship",
+    )
+    required_on = ValueChoiceField(
+        max_length=12,
+        choices=REQUIRED_SIDES,
+        blank=True,
+        default="",
+        help_text="Objects on the specified side MUST implement this relationship. Not permitted for symmetric relationships.",
+    )
     source_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
-    source_label = models.CharField(max_length=255, blank=True)
-    source_hidden = models.BooleanField(default=False)
-    source_filter = models.JSONField(null=True, blank=True)
+    source_label = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="Label for related destination objects, as displayed on the source object.",
+    )
+    source_hidden = models.BooleanField(
+        default=False, help_text="Hide this relationship on the source object."
+    )
+    source_filter = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Filterset filter matching the applicable source objects of the selected type",
+    )
     destination_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
-    destination_label = models.CharField(max_length=255, blank=True)
-    destination_hidden = models.BooleanField(default=False)
-    destination_filter = models.JSONField(null=True, blank=True)
-    advanced_ui = models.BooleanField(default=False)
+    destination_label = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="Label for related source objects, as displayed on the destination object.",
+    )
+    destination_hidden = models.BooleanField(
+        default=False, help_text="Hide this relationship on the destination object."
+    )
+    destination_filter = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Filterset filter matching the applicable destination objects of the selected type",
+    )
+    advanced_ui = models.BooleanField(
+        default=False,
+        help_text=ADVANCED_UI,
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
@@ -164,6 +246,8 @@ class Relationship(BaseModel):
 
 
 class RelationshipAssociation(BaseModel):
+    natural_key_field_names = ("relationship", "source_id", "destination_id")
+
     relationship = models.ForeignKey(
         Relationship, on_delete=models.CASCADE, related_name="relationship_associations"
     )
@@ -194,15 +278,30 @@ class RelationshipAssociation(BaseModel):
 class ComputedField(BaseModel):
     """A read-only value rendered from a template over each object of one type (`include=computed_fields`)."""
 
+    natural_key_field_names = ("key",)
+
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=100, unique=True, blank=True, validators=[key_validator])
-    grouping = models.CharField(max_length=255, blank=True)
-    label = models.CharField(max_length=255)
+    key = models.CharField(
+        max_length=100,
+        unique=True,
+        blank=True,
+        validators=[key_validator],
+        help_text="Internal field name. Please use underscores rather than dashes in this key.",
+    )
+    grouping = models.CharField(
+        max_length=255, blank=True, help_text="Human-readable grouping that this computed field belongs to."
+    )
+    label = models.CharField(max_length=255, help_text="Name of the field as displayed to users")
     description = models.CharField(max_length=255, blank=True)
-    template = models.TextField(max_length=500)
-    fallback_value = models.CharField(max_length=500, blank=True)
+    template = models.TextField(max_length=500, help_text="Jinja2 template code for the field's value")
+    fallback_value = models.CharField(
+        max_length=500, blank=True, help_text="Value shown for the field when its template fails to render"
+    )
     weight = models.PositiveSmallIntegerField(default=100)
-    advanced_ui = models.BooleanField(default=False)
+    advanced_ui = models.BooleanField(
+        default=False,
+        help_text=ADVANCED_UI,
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
@@ -227,7 +326,9 @@ class ConfigContextSchema(SlugModel, OrganizationalModel):
 
     name = models.CharField(max_length=255, unique=True)
     description = models.CharField(max_length=255, blank=True)
-    data_schema = models.JSONField()
+    data_schema = models.JSONField(
+        help_text="A JSON Schema document that config contexts are validated against."
+    )
     owner_content_type = models.ForeignKey(
         ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+", editable=False
     )
@@ -256,7 +357,12 @@ class ConfigContext(BaseModel):
     description = models.CharField(max_length=255, blank=True)
     is_active = models.BooleanField(default=True)
     config_context_schema = models.ForeignKey(
-        ConfigContextSchema, on_delete=models.SET_NULL, null=True, blank=True, related_name="config_contexts"
+        ConfigContextSchema,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="config_contexts",
+        help_text="Optional schema to validate the structure of the data",
     )
     locations = models.ManyToManyField("dcim.Location", related_name="+", blank=True)
     roles = models.ManyToManyField(Role, related_name="+", blank=True)
@@ -318,12 +424,26 @@ class CustomLink(BaseModel):
 
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
     name = models.CharField(max_length=255, unique=True)
-    text = models.CharField(max_length=500)
-    target_url = models.CharField(max_length=500, verbose_name="URL")
+    text = models.CharField(
+        max_length=500,
+        help_text="Jinja2 template code for the link text, with the object as obj (e.g. {{ obj.platform.name }}); links whose text renders empty are not shown.",
+    )
+    target_url = models.CharField(
+        max_length=500,
+        verbose_name="URL",
+        help_text="Jinja2 template code for the link URL, with the object as obj (e.g. {{ obj.platform.name }}).",
+    )
     weight = models.PositiveSmallIntegerField(default=100)
-    group_name = models.CharField(max_length=255, blank=True)
-    button_class = models.CharField(max_length=30, choices=BUTTON_CLASSES, default="default")
-    new_window = models.BooleanField()
+    group_name = models.CharField(
+        max_length=255, blank=True, help_text="Links with the same group appear as a dropdown menu"
+    )
+    button_class = models.CharField(
+        max_length=30,
+        choices=BUTTON_CLASSES,
+        default="default",
+        help_text="The class of a group's first link is used for the dropdown button",
+    )
+    new_window = models.BooleanField(help_text="Force the link to open in a new window")
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
@@ -345,9 +465,15 @@ class ExportTemplate(BaseModel):
     owner_object_id = models.UUIDField(null=True, blank=True, editable=False)
     name = models.CharField(max_length=255)
     description = models.CharField(max_length=255, blank=True)
-    template_code = models.TextField()
-    mime_type = models.CharField(max_length=255, blank=True, verbose_name="MIME type")
-    file_extension = models.CharField(max_length=255, blank=True)
+    template_code = models.TextField(
+        help_text="The list of objects being exported is passed to the template as queryset."
+    )
+    mime_type = models.CharField(
+        max_length=255, blank=True, verbose_name="MIME type", help_text="Defaults to text/plain"
+    )
+    file_extension = models.CharField(
+        max_length=255, blank=True, help_text="Extension to append to the rendered filename"
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 

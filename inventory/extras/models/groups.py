@@ -28,7 +28,11 @@ class DynamicGroup(SlugModel, PrimaryModel):
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    filter = models.JSONField(default=dict, blank=True)
+    filter = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A JSON-encoded dictionary of filter parameters defining membership of this group",
+    )
 
     class Meta:
         ordering = ["content_type", "name"]

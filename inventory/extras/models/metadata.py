@@ -42,7 +42,11 @@ class MetadataType(PrimaryModel):
 
     name = models.CharField(max_length=255, unique=True)
     description = models.CharField(max_length=255, blank=True)
-    data_type = models.CharField(max_length=50, choices=METADATA_DATA_TYPES)
+    data_type = models.CharField(
+        max_length=50,
+        choices=METADATA_DATA_TYPES,
+        help_text="The type of data allowed for any metadata of this type.",
+    )
     content_types = models.ManyToManyField(ContentType, related_name="+", blank=True)
 
     class Meta:
@@ -72,7 +76,9 @@ class MetadataChoice(BaseModel):
 
     metadata_type = models.ForeignKey(MetadataType, on_delete=models.CASCADE, related_name="choices")
     value = models.CharField(max_length=255)
-    weight = models.PositiveSmallIntegerField(default=100)
+    weight = models.PositiveSmallIntegerField(
+        default=100, help_text="Higher weights appear later in the list"
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
@@ -109,7 +115,9 @@ class ObjectMetadata(BaseModel):
     team = models.ForeignKey(
         Team, on_delete=models.PROTECT, null=True, blank=True, related_name="object_metadata"
     )
-    scoped_fields = models.JSONField(default=list, blank=True)
+    scoped_fields = models.JSONField(
+        default=list, blank=True, help_text="List of scoped fields, only direct fields of the model"
+    )
     value = models.JSONField(null=True, blank=True)
     assigned_object_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
     assigned_object_id = models.UUIDField(db_index=True)

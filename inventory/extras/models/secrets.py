@@ -69,6 +69,8 @@ class SecretsGroup(SlugModel, OrganizationalModel):
 
 
 class SecretsGroupAssociation(BaseModel):
+    natural_key_field_names = ("secrets_group", "access_type", "secret_type", "secret")
+
     secrets_group = models.ForeignKey(
         SecretsGroup, on_delete=models.CASCADE, related_name="secrets_group_associations"
     )

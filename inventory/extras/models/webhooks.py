@@ -48,7 +48,11 @@ class Webhook(ChangeTriggered, BaseModel):
     )
     enabled = models.BooleanField(default=True)
     http_method = models.CharField(max_length=30, choices=HTTP_METHODS, default="POST")
-    http_content_type = models.CharField(max_length=100, default="application/json")
+    http_content_type = models.CharField(
+        max_length=100,
+        default="application/json",
+        help_text="The media type of the request body (IANA media types).",
+    )
     additional_headers = models.TextField(
         blank=True,
         help_text="Headers, one per line as Name: Value; a template over the same context as the body.",
@@ -61,8 +65,15 @@ class Webhook(ChangeTriggered, BaseModel):
         blank=True,
         help_text="Signs the body: X-Hook-Signature is its HMAC-SHA512 hex digest.",
     )
-    ssl_verification = models.BooleanField(default=True)
-    ca_file_path = models.CharField(max_length=4096, null=True, blank=True)
+    ssl_verification = models.BooleanField(
+        default=True, help_text="Enable SSL certificate verification. Disable with caution!"
+    )
+    ca_file_path = models.CharField(
+        max_length=4096,
+        null=True,
+        blank=True,
+        help_text="The specific CA certificate file to use for SSL verification. Leave blank to use the system defaults.",
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
