@@ -195,6 +195,8 @@ def _family(model_field) -> tuple[dict, object]:
     if isinstance(model_field, models.IntegerField):
         return NUMERIC_LOOKUPS, parse_int
     if isinstance(model_field, models.CharField | models.TextField):
+        if getattr(model_field, "filter_value", None) is not None:  # stored in one form (a MAC address)
+            return STRING_LOOKUPS, model_field.filter_value
         if getattr(model_field, "exact_lookups_only", False):
             return EXACT_LOOKUPS, None
         if model_field.choices:

@@ -317,6 +317,14 @@ class TestInterfaces:
         assert status == 400 and "mac_address" in errors
         found = api.json(INTERFACES, {"mac_address__ic": "4d:5"})["results"]
         assert {i["name"] for i in found} == {"Ethernet1", "new0"}
+        # Any notation and case finds the address, as the reference's MAC filters do.
+        for written in ("00:1a:2b:3c:4d:5f", "001a.2b3c.4d5f", "00-1A-2b-3C-4d-5F"):
+            found = api.json(INTERFACES, {"mac_address": written})["results"]
+            assert [i["name"] for i in found] == ["new0"], written
+        assert [i["name"] for i in api.json(INTERFACES, {"mac_address__isw": "00:1a:2b:3c:4d:5"})["results"]]
+        assert api.json(INTERFACES, {"mac_address__n": "00:1a:2b:3c:4d:5f", "limit": 1000})["count"] == (
+            Interface.objects.exclude(mac_address="00:1A:2B:3C:4D:5F").count()
+        )
 
     def test_component_cannot_move_to_another_device(self, api, sample):
         interface = Interface.objects.get(device__name="leaf1", name="Ethernet2")

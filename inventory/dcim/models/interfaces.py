@@ -6,6 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from inventory.base import described_without_limits
+
 from .. import choices
 from .cables import CableTermination
 from .components import ComponentModel, _unique_per_owner
@@ -29,6 +31,15 @@ def normalize_mac(value: str) -> str:
     return ":".join(digits[i : i + 2] for i in range(0, 12, 2)).upper()
 
 
+def mac_filter_value(value: str) -> str:
+    """A filter's MAC address as addresses are stored, whatever its notation and case; part of
+    one (`mac_address__isw=00:1b`) in upper case."""
+    try:
+        return normalize_mac(value)
+    except ValidationError:
+        return value.upper()
+
+
 def vlan_allowed_at(vlan, location) -> bool:
     """A VLAN may be used at a location it (or its assignments) covers, or anywhere when global."""
     own = {location.pk for location in vlan.locations.all()}  # preloaded for a batch of writes
@@ -49,9 +60,12 @@ class InterfaceBase(models.Model):
     mtu = models.PositiveIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(65536)], verbose_name="MTU"
     )
-    mac_address = models.CharField(  # noqa: DJ001
-        max_length=18, null=True, blank=True, verbose_name="MAC Address", db_index=True
+    mac_address = described_without_limits(
+        models.CharField(  # noqa: DJ001
+            max_length=18, null=True, blank=True, verbose_name="MAC Address", db_index=True
+        )
     )
+    mac_address.filter_value = mac_filter_value
     mode = models.CharField(max_length=50, choices=choices.INTERFACE_MODES, blank=True)
     parent_interface = models.ForeignKey(
         "self",
@@ -179,17 +193,19 @@ class Interface(PathEndpoint, CableTermination, ComponentModel, InterfaceBase):
     validation_prefetch = ("tagged_vlans",)
 
     type = models.CharField(max_length=50, choices=choices.INTERFACE_TYPES)
-    port_type = models.CharField(
-        max_length=50, choices=choices.PORT_TYPES, blank=True, help_text="Physical connector type"
-    )
+    port_type = models.CharField(max_length=50, choices=choices.PORT_TYPES, blank=True)
     mgmt_only = models.BooleanField(
         default=False,
         verbose_name="Management only",
         help_text="This interface is used only for out-of-band management",
     )
-    speed = models.PositiveIntegerField(null=True, blank=True, help_text="Speed in Kbps")
+    speed = described_without_limits(models.PositiveIntegerField(null=True, blank=True))
     duplex = models.CharField(max_length=10, choices=choices.INTERFACE_DUPLEX, blank=True)
-    breakout_position = models.PositiveSmallIntegerField(null=True, blank=True)
+    breakout_position = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="For a child interface of a breakout cable's trunk, the position on the parent interface's trunk connector it maps to.",
+    )
     lag = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
