@@ -237,3 +237,31 @@ def test_concurrent_allocations_never_share_an_address(live_server, superuser):
         thread.join()
     assert len(results) == 8 and len(set(results)) == 8
     assert IPAddress.objects.filter(host_address__isnull=False, description="").count() >= 8
+
+
+class TestAddressesByAssignment:
+    """The reference's filters scripts use to find the addresses of a device, a virtual machine or
+    an interface, by name or id."""
+
+    def test_by_device_virtual_machine_and_interface(self, api, sample):
+        from inventory.ipam.models import IPAddressToInterface
+
+        assignment = IPAddressToInterface.objects.filter(interface__isnull=False).first()
+        device, interface = assignment.interface.device, assignment.interface
+        expected = sorted(
+            str(a.ip_address.pk) for a in IPAddressToInterface.objects.filter(interface__device=device)
+        )
+        for params in ({"device": device.name}, {"device": str(device.pk)}, {"device_id": str(device.pk)}):
+            found = api.json(ADDRESSES, {"limit": 1000, **params})["results"]
+            assert sorted({row["id"] for row in found}) == expected and len(found) == len(expected), params
+        on_interface = api.json(ADDRESSES, {"interfaces": str(interface.pk), "limit": 1000})["results"]
+        assert str(assignment.ip_address.pk) in {row["id"] for row in on_interface}
+        assert api.json(ADDRESSES, {"device": "no-such-device"})["count"] == 0
+        assert api.json(ADDRESSES, {"device_id": "not-an-id"}, status=400) == {
+            "device_id": ["Enter a valid UUID."]
+        }
+        vm = IPAddressToInterface.objects.filter(vm_interface__isnull=False).first()
+        if vm is not None:
+            machine = vm.vm_interface.virtual_machine
+            found = api.json(ADDRESSES, {"virtual_machine": machine.name, "limit": 1000})["results"]
+            assert str(vm.ip_address.pk) in {row["id"] for row in found}

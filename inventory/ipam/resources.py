@@ -3,6 +3,7 @@ import uuid
 from django.db.models import Q
 
 from inventory.dcim.legacy import site_filters, site_of
+from queryengine.filters import parse_uuid
 from queryengine.registry import Computed, CustomFilter, Display, Legacy, Resource, extend_graphql, register
 
 from . import graphql, legacy, networks
@@ -71,6 +72,41 @@ def related_ids_or_networks(model):
             raise ValueError(f"Select a valid choice. {value} is not one of the available choices.") from None
 
     return parse
+
+
+def assigned_to(path: str, by_name: bool) -> CustomFilter:
+    """Addresses on an interface whose `path` (from the assignment: `interface__device`) is one of
+    the given objects, by id, or (`by_name`) by id or name: the reference's `device`,
+    `device_id`, `virtual_machine`, `interfaces`... filters, which scripts use to find a
+    device's addresses."""
+
+    def parse(value: str):
+        if not by_name:
+            return parse_uuid(value)
+        try:
+            return uuid.UUID(value)
+        except ValueError:
+            return value
+
+    def condition(values) -> Q:
+        ids = [v for v in values if isinstance(v, uuid.UUID)]
+        names = [v for v in values if not isinstance(v, uuid.UUID)]
+        return Q(**{f"{path}__in": ids}) | Q(**{f"{path}__name__in": names})
+
+    def build(values) -> Q:
+        return Q(pk__in=IPAddressToInterface.objects.filter(condition(values)).values("ip_address"))
+
+    def oracle(address, values) -> bool:
+        return IPAddressToInterface.objects.filter(condition(values), ip_address=address).exists()
+
+    def samples(addresses):
+        assigned = IPAddressToInterface.objects.filter(ip_address__in=addresses, **{f"{path}__isnull": False})
+        target = assigned.values_list(f"{path}", f"{path}__name").first()
+        if target is None:
+            return []
+        return [str(target[0]), target[1]] if by_name else [str(target[0])]
+
+    return CustomFilter(build, parse, oracle, samples)
 
 
 def each(build):
@@ -221,6 +257,12 @@ register(
             "prefix": CustomFilter(each(networks.host_within), networks.parse_network),
             "parent": CustomFilter(each(networks.host_within), related_ids_or_networks(Prefix)),
             "present_in_vrf": CustomFilter(present_in_vrf(None), parse_vrf),
+            "device": assigned_to("interface__device", by_name=True),
+            "device_id": assigned_to("interface__device", by_name=False),
+            "virtual_machine": assigned_to("vm_interface__virtual_machine", by_name=True),
+            "virtual_machine_id": assigned_to("vm_interface__virtual_machine", by_name=False),
+            "interfaces": assigned_to("interface", by_name=True),
+            "vm_interfaces": assigned_to("vm_interface", by_name=True),
         },
         search_q=address_search,
         legacy=Legacy(
