@@ -7,7 +7,7 @@ import orjson
 
 from queryengine import engine
 from queryengine.documents import selection_of, with_fragments
-from queryengine.errors import ValidationFailed
+from queryengine.errors import Conflict, ValidationFailed
 from queryengine.registry import Resource
 
 from . import legacy
@@ -68,6 +68,10 @@ class AvailableEndpoint(Endpoint):
             created = run(document, {"p": str(pk), "data": items}, request)["result"]
         except ValidationFailed as exc:
             raise ValidationFailed(exc.errors if isinstance(body, list) else exc.errors[0]) from None
+        except Conflict as exc:
+            # Not enough free space: 204 with the reason, as the reference answers (pynautobot
+            # raises its AllocationError on exactly this); nothing was allocated.
+            return {"detail": exc.detail}, 204
         return (created if isinstance(body, list) else created[0]), 201
 
 

@@ -45,3 +45,17 @@ def test_pynautobot_runs_and_waits_for_jobs(nb):
     )
     assert scheduled.job_result is None and scheduled.scheduled_job.name == "later"
     assert [s.name for s in nb.extras.scheduled_jobs.all()] == ["later"]
+
+
+def test_an_exhausted_prefix_raises_the_clients_allocation_error(nb):
+    """pynautobot raises AllocationError on the reference's answer to too little room (204)."""
+    prefix = nb.ipam.prefixes.create(prefix="192.0.2.0/29", status="Active")
+    two = prefix.available_ips.create([{}, {}])
+    assert [ip.address for ip in two] == ["192.0.2.1/29", "192.0.2.2/29"]
+    with pytest.raises(pynautobot.AllocationError):
+        prefix.available_ips.create([{}] * 5)  # four remain
+    assert nb.ipam.ip_addresses.count(parent="192.0.2.0/29") == 2
+    halves = prefix.available_prefixes.create([{"prefix_length": 30}, {"prefix_length": 30}])
+    assert [p.prefix for p in halves] == ["192.0.2.0/30", "192.0.2.4/30"]
+    with pytest.raises(pynautobot.AllocationError):
+        prefix.available_prefixes.create({"prefix_length": 30})
