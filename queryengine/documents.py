@@ -60,6 +60,8 @@ def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset()
     if top:
         parts += resource.derived
     for spec in resource.current_fields:
+        if spec.name in resource.write_only:
+            continue
         if spec.kind == INCLUDED:
             # Loaded values (a cable's connectors) show at the top level only, as the reference's.
             if top and (spec.name in resource.loaded or spec.name in many):

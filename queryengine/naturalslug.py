@@ -28,6 +28,7 @@ from functools import cache, lru_cache
 from html.entities import name2codepoint
 
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import FieldDoesNotExist
 from django.db import connections, models
 from django.db.models import F, TextField
 from django.db.models.functions import Cast
@@ -88,11 +89,14 @@ def key_fields(model: type[models.Model]) -> tuple[str, ...]:
 
 def is_branch(model: type[models.Model], names: tuple[str, ...]) -> bool:
     """A tree whose key is a name within its parent: the key is the whole branch."""
-    return any(_is_parent(model, name) for name in names if name != "pk" and "__" not in name)
+    return any(is_parent(model, name) for name in names if name != "pk" and "__" not in name)
 
 
-def _is_parent(model: type[models.Model], name: str) -> bool:
-    field = model._meta.get_field(name)
+def is_parent(model: type[models.Model], name: str) -> bool:
+    try:
+        field = model._meta.get_field(name)
+    except FieldDoesNotExist:  # a computed value (a prefix's network)
+        return False
     return field.is_relation and field.related_model is model
 
 

@@ -221,6 +221,9 @@ class Resource:
     scope: Callable | None = None  # (queryset, user) -> queryset, applied to every read
     natural_key: str | None = "name"  # a unique field that identifies an object by value
     read_only: tuple[str, ...] = ()  # shown but never written by clients
+    # Written by clients but not shown from API 2.x on (an address's namespace: the reference
+    # takes it and shows the parent instead); API 1.x shows what its own shape holds.
+    write_only: tuple[str, ...] = ()
     owner_field: str | None = None  # set to the requesting user on create
     view_permission: bool = True  # False: any signed-in user may read (their scope still applies)
     computed: dict[str, Computed] = field(default_factory=dict)  # shown before the model fields
@@ -311,9 +314,11 @@ class Resource:
 
     @cached_property
     def is_tree(self) -> bool:
-        """Objects in a tree through a `parent` pointing at their own model."""
+        """Objects in a named tree (their display a path of names) through a `parent` pointing
+        at their own model; a prefix's parent makes no such tree."""
         try:
             parent = self.model._meta.get_field("parent")
+            self.model._meta.get_field("name")
         except Exception:
             return False
         return parent.many_to_one and parent.related_model is self.model

@@ -204,10 +204,11 @@ class Writer:
                     )
                 elif value is None and field.kind not in (MANY_TO_MANY, CONTENT_TYPES):
                     f = field.model_field
-                    if not f.null and not (f.choices and f.blank):
+                    if not f.null and not (f.blank and (f.choices or f.is_relation)):
                         raise ValueError("This field may not be null.")
-                    # An unset choice reads as null: writing the null back unsets it.
-                    setattr(instance, field.name, None if f.null else "")
+                    # An unset choice reads as null: writing the null back unsets it. A related
+                    # object that may be left out (blank) is the model's default once null.
+                    setattr(instance, field.name, None if f.null or f.is_relation else "")
                 elif field.kind == FOREIGN_KEY:
                     setattr(instance, field.name, self.related(field, value))
                 elif field.kind == CONTENT_TYPE:

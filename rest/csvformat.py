@@ -28,7 +28,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.http import HttpResponse
 
-from queryengine import jsondepth
+from queryengine import jsondepth, naturalslug
 from queryengine.query import NOTHING, Viewer, restricted
 from queryengine.registry import (
     CONTENT_TYPES,
@@ -57,26 +57,14 @@ FALSE = frozenset({"false", "f", "no", "n", "off", "0"})
 
 
 def _key_fields(model: type[models.Model]) -> tuple[str, ...]:
-    """The fields naming an object by value, found as the reference finds them: a declared list,
-    else the first unique constraint, unique_together, or unique field; else the id."""
-    declared = getattr(model, "natural_key_field_names", None)
-    if declared:
-        return tuple(declared)
-    for constraint in model._meta.constraints:
-        if (
-            isinstance(constraint, models.UniqueConstraint)
-            and constraint.fields
-            and constraint.condition is None
-        ):
-            return tuple(constraint.fields)
-    if model._meta.unique_together:
-        return tuple(model._meta.unique_together[0])
-    resource = resource_for(model)
-    legacy_only = set(resource.legacy.only) if resource is not None else set()  # slugs: 1.x alone
-    for f in model._meta.fields:
-        if f.unique and f.name != "id" and f.name not in legacy_only:
-            return (f.name,)
-    return ("pk",)
+    """The fields naming an object by value (those of its natural slug); where one is computed
+    from several columns (a prefix's network), no column holds it and the id stands instead."""
+    names = naturalslug.key_fields(model)
+    for name in names:
+        head = name.split("__")[0]
+        if name != "pk" and head not in {f.name for f in model._meta.fields}:
+            return ("pk",)
+    return names
 
 
 def natural_key_lookups(model: type[models.Model], tree_depth: int | None = None) -> list[str]:
@@ -87,7 +75,7 @@ def natural_key_lookups(model: type[models.Model], tree_depth: int | None = None
     lookups: list[str] = []
     names = _key_fields(model)
     # A tree's own name comes before its parents' (`name`, `parent__name`, …).
-    names = sorted(names, key=lambda n: n != "pk" and "__" not in n and _is_parent(model, n))
+    names = sorted(names, key=lambda n: n != "pk" and "__" not in n and naturalslug.is_parent(model, n))
     for name in names:
         field = None if name == "pk" or "__" in name else model._meta.get_field(name)
         if field is None or not field.is_relation:
@@ -101,11 +89,6 @@ def natural_key_lookups(model: type[models.Model], tree_depth: int | None = None
             continue
         lookups += [f"{name}__{sub}" for sub in natural_key_lookups(related)]
     return lookups
-
-
-def _is_parent(model: type[models.Model], name: str) -> bool:
-    field = model._meta.get_field(name)
-    return field.is_relation and field.related_model is model
 
 
 def _tree_depth(model: type[models.Model], parent: str) -> int:

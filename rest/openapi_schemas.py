@@ -119,7 +119,7 @@ def read_schema(resource: Resource, top: bool) -> dict:
             required.append(name)
     optional_lists = set(many_to_many_fields(resource))
     for spec in resource.current_fields:
-        schema = field_read_schema(resource, spec, top)
+        schema = None if spec.name in resource.write_only else field_read_schema(resource, spec, top)
         if schema is None:
             continue
         properties[spec.name] = schema

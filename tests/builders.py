@@ -11,10 +11,12 @@ from django.utils import timezone
 from inventory.dcim.models import Device, Location, LocationType
 from inventory.extras.models import CustomField, CustomFieldChoice, Note, Role, Status, Tag
 from inventory.ipam.models import (
+    RIR,
     VLAN,
     VRF,
     IPAddress,
     IPAddressToInterface,
+    Namespace,
     Prefix,
     PrefixLocationAssignment,
     VLANGroup,
@@ -222,9 +224,20 @@ def build_ipam(s: str, tenants, site, active, statuses, location_ct) -> dict[typ
         status.content_types.add(prefix_ct, ip_ct, vlan_ct)
     reserved = Status.objects.get(name="Reserved")
     loopback = Role.objects.get(name="Loopback")
+    rirs = [
+        RIR.objects.create(name="RFC 1918" + s, is_private=True, description="private space"),
+        RIR.objects.create(name="ARIN" + s),
+    ]
+    lab = Namespace.objects.create(
+        name="lab" + s, description="lab network", tenant=tenants[0], location=site
+    )
+    # A copy of the sample (a suffix) keeps its own address space: the same shapes again.
+    space = {"namespace": Namespace.objects.create(name="space" + s)} if s else {}
     vrfs = [
-        VRF.objects.create(name="blue" + s, rd=f"65000:1{s}", tenant=tenants[0], description="customer blue"),
-        VRF.objects.create(name="red" + s, rd=None, description=""),
+        VRF.objects.create(
+            name="blue" + s, rd=f"65000:1{s}", tenant=tenants[0], description="customer blue", **space
+        ),
+        VRF.objects.create(name="red" + s, rd=None, description="", **space),
     ]
     groups = [
         VLANGroup.objects.create(name="campus" + s, location=site),
@@ -237,23 +250,24 @@ def build_ipam(s: str, tenants, site, active, statuses, location_ct) -> dict[typ
     ]
 
     def prefix(cidr, **fields):
-        p = Prefix(status=fields.pop("status", active), **fields)
+        p = Prefix(status=fields.pop("status", active), **{**space, **fields})
         p.set_prefix(cidr)
         p.save()
         return p
 
     prefixes = [
-        prefix("10.0.0.0/8", type="container", description="rfc1918"),
+        prefix("10.0.0.0/8", type="container", description="rfc1918", rir=rirs[0]),
         prefix("10.1.0.0/16", vrf=vrfs[0], tenant=tenants[0], location=site),
         prefix("10.1.1.0/24", vrf=vrfs[0], vlan=vlans[0], type="pool"),
         prefix("192.0.2.0/31", status=reserved),
         prefix("2001:db8::/32", description="documentation"),
         prefix("2001:db8:1::/64", vrf=vrfs[1]),
         prefix("0.0.0.0/0", type="container"),
+        prefix("172.31.0.0/16", namespace=lab, description="lab"),
     ]
 
     def address(cidr, **fields):
-        ip = IPAddress(status=fields.pop("status", active), **fields)
+        ip = IPAddress(status=fields.pop("status", active), **{**space, **fields})
         ip.set_address(cidr)
         ip.save()
         return ip
@@ -265,12 +279,15 @@ def build_ipam(s: str, tenants, site, active, statuses, location_ct) -> dict[typ
         address("192.0.2.1/32", role=loopback, status=reserved),
         address("2001:db8::1/64", dns_name="v6.example.com"),
         address("::ffff:10.1.1.1/128", description="mapped"),
+        address("172.31.0.1/16", namespace=lab, dns_name="lab.example.com", type="dhcp"),
     ]
     alpha = Tag.objects.get(name="alpha" + s)
     alpha.content_types.add(prefix_ct, ip_ct)
     prefixes[3].tags.set([alpha])
     addresses[0].tags.set([alpha])
     return {
+        Namespace: [Namespace.objects.get(name="Global"), lab, *space.values()],
+        RIR: rirs,
         VRF: vrfs,
         VLANGroup: groups,
         VLAN: vlans,

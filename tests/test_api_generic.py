@@ -203,7 +203,12 @@ class TestEveryModel:
             assert response.status_code == 200 and response["API-Version"] == version
             row = orjson.loads(response.content)["results"][0]
             shown = versioning.shown_many_to_many(version, tuple(many), None)
-            shown = {f for f in shown if shown_at(resource.legacy, f, version)}  # 1.x: tags' types from 1.3
+            shown = {  # 1.x: tags' types from 1.3, and nothing 1.x did not know (a prefix's VRFs)
+                f
+                for f in shown
+                if shown_at(resource.legacy, f, version)
+                and not (version.startswith("1.") and f in resource.legacy.hidden)
+            }
             assert {f for f in many if f in row} == shown
             excluded = api.json(list_url(resource), {"api_version": version, "exclude_m2m": "true"})[
                 "results"

@@ -351,6 +351,9 @@ class TestEveryModelWrites:
         assert count(resource, superuser) == before + 1
         kinds = {f.name: f.kind for f in writable_fields(resource)}
         for name, value in body.items():
+            if name in resource.write_only:  # taken, never shown (an address's namespace)
+                assert name not in created
+                continue
             shown = created[name]
             if kinds[name] == FOREIGN_KEY and shown is not None:
                 shown = shown["id"]

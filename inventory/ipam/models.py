@@ -5,12 +5,77 @@ from django.db import models
 from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
 from inventory.slugs import SlugModel
 
-from . import networks
+from . import networks, parents
 
 
-class VRF(PrimaryModel):
+class Namespace(PrimaryModel):
+    """A space in which prefixes and addresses are unique (the reference's IPAM namespaces)."""
+
+    name = models.CharField(max_length=255, unique=True)
+    description = models.CharField(max_length=255, blank=True)
+    location = models.ForeignKey(
+        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="namespaces"
+    )
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="namespaces"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+
+class NamespacedModel(PrimaryModel):
+    """An object in a namespace: the Global one unless the write names another."""
+
+    # Left out of a write: the Global namespace (set before validation).
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, blank=True, related_name="+")
+
+    class Meta:
+        abstract = True
+
+    def clean_fields(self, exclude=None):
+        # Before the field rules, so that a namespace left out is not a missing value.
+        self.namespace_named = self.namespace_id is not None and self._state.adding
+        if self.namespace_id is None:
+            self.namespace_id = parents.default_namespace_id()
+        super().clean_fields(exclude)
+
+    def save(self, *args, **kwargs):
+        self.default_namespace()
+        super().save(*args, **kwargs)
+
+    def prepare_for_bulk(self):
+        super().prepare_for_bulk()
+        self.default_namespace()
+
+    def default_namespace(self) -> None:
+        if self.namespace_id is None:  # made without the API's checks (a job, a script)
+            self.namespace_id = parents.default_namespace_id()
+
+
+class RIR(OrganizationalModel):
+    """A regional Internet registry (or a private space) prefixes are allocated from."""
+
+    name = models.CharField(max_length=255, unique=True)
+    is_private = models.BooleanField(
+        "private", default=False, help_text="IP space managed by this RIR is considered private"
+    )
+    description = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "RIR"
+        verbose_name_plural = "RIRs"
+
+
+class VRF(NamespacedModel):
+    natural_key_field_names = ("namespace", "rd")
+
     name = models.CharField(max_length=100, db_index=True)
     rd = models.CharField("route distinguisher", max_length=21, unique=True, null=True, blank=True)
+    status = models.ForeignKey(
+        "extras.Status", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="vrfs"
     )
@@ -75,8 +140,10 @@ class VLAN(PrimaryModel):
         return f"{self.name} ({self.vid})"
 
 
-class NetworkModel(PrimaryModel):
-    """Columns shared by prefixes and addresses: the network a row covers, as fixed-width bytes."""
+class NetworkModel(NamespacedModel):
+    """Columns shared by prefixes and addresses: the network a row covers, as fixed-width bytes,
+    in a namespace, below its `parent`: the closest prefix of the namespace containing it,
+    kept by `parents` whenever prefixes or addresses are written."""
 
     ip_version = models.PositiveSmallIntegerField("IP version", editable=False)
     network_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
@@ -85,14 +152,92 @@ class NetworkModel(PrimaryModel):
     class Meta:
         abstract = True
 
+    write_batch = staticmethod(parents.reparent_later)
+    # The columns that say where it is.
+    place_columns = frozenset(
+        {"namespace_id", "ip_version", "network_address", "broadcast_address", "parent_id"}
+    )
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        # Where it was (its old place needs new parents too) and under which prefix; a partial
+        # read (only some columns) is never saved and reads nothing more.
+        if cls.place_columns <= set(field_names):
+            instance.stored_span, instance.stored_parent_id = parents.span_of(instance), instance.parent_id
+        return instance
+
+    def check_parent(self, required: bool) -> None:
+        """A parent the write names must be the closest prefix containing the object (its
+        namespace then is the parent's); an address put in a namespace by name needs one there
+        (`required`), as the reference's do. Left to `parents` otherwise."""
+        stored = getattr(self, "stored_span", None)
+        named = self.namespace_named or stored is not None and stored[0] != self.namespace_id
+        parent_named = self.parent_id is not None and self.parent_id != getattr(
+            self, "stored_parent_id", None
+        )
+        if not (named or parent_named) or parents.span_of(self) is None:
+            return
+        if parent_named and not named:
+            self.namespace_id = self.parent.namespace_id
+        found = parents.closest(self)
+        namespace = Namespace.objects.filter(pk=self.namespace_id).first()
+        if parent_named and found != self.parent_id:
+            expected = Prefix.objects.filter(pk=found).first()
+            raise ValidationError(
+                {
+                    "parent": [
+                        f"{self.parent} cannot be assigned as the parent of {self}. "
+                        f" In namespace {namespace}, the expected parent would be {expected}."
+                    ]
+                }
+            )
+        if found is None and required:
+            host = networks.address_text(self.ip_version, self.host_address)
+            raise ValidationError(
+                {"namespace": [f"No suitable parent Prefix for {host} exists in Namespace {namespace}"]}
+            )
+        self.parent_id = found
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        parents.touched(self, getattr(self, "stored_span", None))
+
+    def prepare_for_bulk(self):
+        """The spans whose parents this write changes, reparented once the write's rows are stored."""
+        super().prepare_for_bulk()
+        parents.touched(self, getattr(self, "stored_span", None))
+
 
 class Prefix(NetworkModel):
+    natural_key_field_names = ("namespace", "network", "prefix_length")
+
     TYPES = [("container", "Container"), ("network", "Network"), ("pool", "Pool")]
 
     prefix_length = models.PositiveSmallIntegerField(editable=False)
     type = models.CharField(max_length=50, choices=TYPES, default="network")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
     role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    parent = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="children",
+        help_text="The parent Prefix of this Prefix.",
+    )
+    rir = models.ForeignKey(
+        RIR,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="prefixes",
+        verbose_name="RIR",
+        help_text="Regional Internet Registry responsible for this prefix",
+    )
+    date_allocated = models.DateTimeField(
+        null=True, blank=True, help_text="Date this prefix was allocated to an RIR, reserved in IPAM, etc."
+    )
     vrf = models.ForeignKey(VRF, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes"
@@ -105,6 +250,14 @@ class Prefix(NetworkModel):
     locations = models.ManyToManyField(
         "dcim.Location", through="ipam.PrefixLocationAssignment", related_name="assigned_prefixes", blank=True
     )
+    # The VRFs the prefix is assigned to (the other side of a VRF's `prefixes`), read-only.
+    vrfs = models.ManyToManyField(
+        VRF,
+        through="ipam.VRFPrefixAssignment",
+        through_fields=("prefix", "vrf"),
+        related_name="+",
+        blank=True,
+    )
 
     class Meta:
         ordering = ["ip_version", "network_address", "prefix_length"]
@@ -113,6 +266,10 @@ class Prefix(NetworkModel):
 
     def __str__(self) -> str:
         return self.cidr
+
+    def clean(self):
+        super().clean()
+        self.check_parent(required=False)
 
     @property
     def cidr(self) -> str:
@@ -128,8 +285,22 @@ class Prefix(NetworkModel):
 
 
 class IPAddress(NetworkModel):
+    natural_key_field_names = ("parent__namespace", "host")
+
+    TYPES = [("dhcp", "DHCP"), ("host", "Host"), ("slaac", "SLAAC")]
+
     host_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
+    place_columns = NetworkModel.place_columns | {"host_address"}
     mask_length = models.PositiveSmallIntegerField(editable=False)
+    type = models.CharField(max_length=50, choices=TYPES, default="host")
+    parent = models.ForeignKey(
+        Prefix,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="ip_addresses",
+        help_text="The parent Prefix of this IPAddress.",
+    )
     dns_name = models.CharField("DNS name", max_length=255, blank=True)
     description = models.CharField(max_length=200, blank=True)
     role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
@@ -176,6 +347,9 @@ class IPAddress(NetworkModel):
         super().clean()
         if self.nat_inside_id is not None and self.nat_inside_id == self.pk:
             raise ValidationError({"nat_inside": ["An IP address cannot be its own NAT inside address."]})
+        if self.type == "slaac" and self.ip_version != 6:
+            raise ValidationError({"type": ["Only IPv6 addresses can be assigned SLAAC type"]})
+        self.check_parent(required=True)
 
 
 class VRFPrefixAssignment(BaseModel):
@@ -286,3 +460,8 @@ def check_primary_ips(owner, assignments, noun: str) -> None:
             raise ValidationError(
                 {field: [f"The specified IP address ({address}) is not assigned to this {noun}."]}
             )
+
+
+# A deleted prefix's children take the next prefix up (deletions run through Django's collector,
+# which calls no model method).
+models.signals.post_delete.connect(parents.deleted, sender=Prefix, dispatch_uid="ipam.prefix.reparent")

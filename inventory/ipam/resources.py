@@ -8,10 +8,12 @@ from queryengine.registry import Computed, CustomFilter, Display, Legacy, Resour
 
 from . import graphql, legacy, networks
 from .models import (
+    RIR,
     VLAN,
     VRF,
     IPAddress,
     IPAddressToInterface,
+    Namespace,
     Prefix,
     PrefixLocationAssignment,
     VLANGroup,
@@ -158,13 +160,18 @@ def parse_vrf(value: str):
     raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
 
 
+# API 1.x knew no namespaces, parents, RIRs or address types: its shapes stay as they were.
+NAMESPACED = ("namespace", "parent")
+
+register(Resource(Namespace, "ipam/namespaces"))
+register(Resource(RIR, "ipam/rirs", counts={"assigned_prefix_count": "ipam.Prefix.rir"}))
 register(
     Resource(
         VRF,
         "ipam/vrfs",
         read_only=("prefixes", "devices"),
         search=("name", "rd", "description"),
-        legacy=Legacy(nested=("name", "rd")),
+        legacy=Legacy(nested=("name", "rd"), hidden=("namespace", "status")),
     )
 )
 register(
@@ -182,7 +189,7 @@ register(
         VLAN,
         "ipam/vlans",
         display=Display(("name", "vid"), lambda name, vid: f"{name} ({vid})"),
-        read_only=("locations",),
+        read_only=("locations", "vrfs"),
         counts={"prefix_count": "ipam.Prefix.vlan"},
         natural_key=None,
         legacy=Legacy(
@@ -233,6 +240,7 @@ register(
             nested=("family: ip_version", "prefix"),
             fields={"site": site_of(), "is_pool": IS_POOL},
             filters=site_filters(),
+            hidden=(*NAMESPACED, "rir", "date_allocated", "vrfs"),
         ),
     )
 )
@@ -244,6 +252,8 @@ register(
         hidden=("network_address", "broadcast_address", "host_address"),
         reverse={"nat_outside_list": "IPAddress.nat_inside"},
         read_only=("interfaces", "vm_interfaces"),
+        # Taken, as the reference takes it, but shown as the address's parent prefix.
+        write_only=("namespace",),
         natural_key=None,
         computed={
             "address": cidr("host_address", "mask_length", "set_address"),
@@ -267,6 +277,7 @@ register(
         search_q=address_search,
         legacy=Legacy(
             nested=("family: ip_version", "address"),
+            hidden=(*NAMESPACED, "type"),
             choices=("role",),
             fields=legacy.ASSIGNMENT,
             together={"assigned_object": ("assigned_object_type", "assigned_object_id")},

@@ -1,0 +1,185 @@
+"""Namespaces and parents: the Global namespace objects belong to unless they name another, and
+each prefix's and address's `parent`, the closest prefix of its namespace containing it.
+
+Parents are stored, so reads, filters and nesting treat them as any foreign key. Writes keep
+them: a written prefix's span (where it is and where it was) and a written address are noted
+while the write runs, and once its rows are stored every prefix and address in those spans is
+given its closest parent by one UPDATE per table, however many objects the write holds.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import reduce
+
+from django.apps import apps
+from django.db.models import OuterRef, Q, Subquery
+
+GLOBAL = "Global"
+GLOBAL_DESCRIPTION = "Default Global namespace."
+
+# What the current write changed: {"spans": {(namespace, version, first, last)}, "ids": {address
+# ids}, "global": the Global namespace's id once read}; None outside a write.
+_pending: ContextVar[dict | None] = ContextVar("ipam_pending_parents", default=None)
+
+
+def model(name: str):
+    return apps.get_model("ipam", name)
+
+
+def default_namespace_id():
+    """The Global namespace (made if missing): read once per write."""
+    pending = _pending.get()
+    if pending is not None and pending.get("global"):
+        return pending["global"]
+    namespace, _ = model("Namespace").objects.get_or_create(
+        name=GLOBAL, defaults={"description": GLOBAL_DESCRIPTION}
+    )
+    if pending is not None:
+        pending["global"] = namespace.pk
+    return namespace.pk
+
+
+def span_of(obj) -> tuple | None:
+    """(namespace, version, first, last) of a prefix (an address: its host), None when unset."""
+    first = getattr(obj, "host_address", None) if hasattr(obj, "mask_length") else obj.network_address
+    last = first if hasattr(obj, "mask_length") else obj.broadcast_address
+    if obj.namespace_id is None or obj.ip_version is None or first is None or last is None:
+        return None
+    return obj.namespace_id, obj.ip_version, bytes(first), bytes(last)
+
+
+@contextmanager
+def reparent_later():
+    """Around a write of prefixes or addresses (the models' `write_batch`): parents are given
+    once, at its end."""
+    if _pending.get() is not None:
+        yield
+        return
+    token = _pending.set({"spans": set(), "ids": set()})
+    try:
+        yield
+        pending = _pending.get()
+    finally:
+        _pending.reset(token)
+    reparent(pending["spans"], pending["ids"])
+
+
+def touched(obj, stored_span) -> None:
+    """Note a written prefix (its spans, old and new) or address (itself)."""
+    spans, ids = set(), set()
+    if hasattr(obj, "mask_length"):
+        ids.add(obj.pk)
+    else:
+        spans |= {s for s in (stored_span, span_of(obj)) if s is not None}
+    pending = _pending.get()
+    if pending is None:  # a save outside the engine's writes: at once
+        reparent(spans, ids)
+    else:
+        pending["spans"] |= spans
+        pending["ids"] |= ids
+
+
+def deleted(sender, instance, **kwargs) -> None:
+    """A deleted prefix's children (their parent now unset) take the next prefix up."""
+    touched(instance, None)
+
+
+def merged(spans) -> list[tuple]:
+    """The spans with overlapping ones of a namespace and version joined, fewest conditions."""
+    found: list[list] = []
+    for namespace, version, first, last in sorted(spans):
+        if found and found[-1][:2] == [namespace, version] and first <= found[-1][3]:
+            found[-1][3] = max(found[-1][3], last)
+        else:
+            found.append([namespace, version, first, last])
+    return [tuple(s) for s in found]
+
+
+def any_of(queries) -> Q:
+    return reduce(lambda a, b: a | b, queries, Q(pk__in=[]))
+
+
+def closest_to(network: str, broadcast: str, length=None) -> Subquery:
+    """The closest prefix of the outer row's namespace containing it (strictly: shorter, when
+    `length` names the outer row's prefix length)."""
+    rows = model("Prefix").objects.filter(
+        namespace_id=OuterRef("namespace_id"),
+        ip_version=OuterRef("ip_version"),
+        network_address__lte=OuterRef(network),
+        broadcast_address__gte=OuterRef(broadcast),
+    )
+    if length:
+        rows = rows.filter(prefix_length__lt=OuterRef(length))
+    return Subquery(rows.order_by("-prefix_length", "pk").values("pk")[:1])
+
+
+def reparent(spans, ids) -> None:
+    spans = merged(spans)
+    if spans:
+        prefixes = any_of(
+            Q(namespace_id=n, ip_version=v, network_address__gte=a, broadcast_address__lte=b)
+            for n, v, a, b in spans
+        )
+        model("Prefix").objects.filter(prefixes).update(
+            parent=closest_to("network_address", "broadcast_address", "prefix_length")
+        )
+    addresses = any_of(
+        Q(namespace_id=n, ip_version=v, host_address__gte=a, host_address__lte=b) for n, v, a, b in spans
+    )
+    if ids:
+        addresses |= Q(pk__in=list(ids))
+    if spans or ids:
+        model("IPAddress").objects.filter(addresses).update(parent=closest_to("host_address", "host_address"))
+
+
+def closest(obj):
+    """The id of the closest prefix of `obj`'s namespace containing it (None: none does)."""
+    span = span_of(obj)
+    if span is None:
+        return None
+    namespace, version, first, last = span
+    rows = model("Prefix").objects.filter(
+        namespace_id=namespace, ip_version=version, network_address__lte=first, broadcast_address__gte=last
+    )
+    if not hasattr(obj, "mask_length"):
+        rows = rows.filter(prefix_length__lt=obj.prefix_length)
+    return rows.order_by("-prefix_length", "pk").values_list("pk", flat=True).first()
+
+
+def tree(prefixes: list[tuple], addresses: list[tuple]) -> tuple[dict, dict]:
+    """Parents worked out in memory, for existing data: `prefixes` as (id, namespace, version,
+    network, broadcast, length), `addresses` as (id, namespace, version, host); returns
+    ({prefix id: parent id}, {address id: parent id}). One sort and one sweep each."""
+    found, owners = {}, {}
+    stack: list[tuple] = []  # each entry contains the next: the top is the closest
+    for pk, namespace, version, _network, broadcast, length in sorted(prefixes, key=_place):
+        broadcast = bytes(broadcast)
+        while stack and (
+            stack[-1][1:3] != (namespace, version) or stack[-1][3] < broadcast or stack[-1][4] >= length
+        ):
+            stack.pop()
+        found[pk] = stack[-1][0] if stack else None
+        stack.append((pk, namespace, version, broadcast, length))
+    events = sorted(
+        [((*_place(p)[:3], 0, p[5]), p) for p in prefixes]
+        + [((str(a[1]), a[2], bytes(a[3]), 1, 0), a) for a in addresses],
+        key=lambda e: e[0],
+    )
+    stack = []
+    for key, row in events:
+        namespace, version, start = key[0], key[1], key[2]
+        while stack and (stack[-1][0:2] != (namespace, version) or stack[-1][2] < start):
+            stack.pop()
+        if key[3] == 0:
+            stack.append((namespace, version, bytes(row[4]), row[0]))
+        else:
+            owners[row[0]] = stack[-1][3] if stack else None
+    return found, owners
+
+
+def _place(prefix: tuple) -> tuple:
+    """Sorted by namespace, version and network, larger blocks first: a block's ancestors come
+    before it."""
+    return str(prefix[1]), prefix[2], bytes(prefix[3]), prefix[5]
