@@ -56,7 +56,7 @@ def selection_of(resource: Resource, shape, many: frozenset[str] = frozenset()) 
 def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset(), top: bool = True) -> str:
     """The fields of `resource` at `depth` (spec §4.6): related objects are references at 0 and
     nested objects below; nested objects omit many-to-many and derived fields."""
-    parts = ["id", "object_type", "display", "url", NATURAL_SLUG]
+    parts = ["id", "object_type", "display", "url", *([NATURAL_SLUG] if resource.natural_slug else [])]
     if top:
         parts += resource.derived
     for spec in resource.current_fields:

@@ -220,6 +220,7 @@ class Resource:
     dangling: tuple[str, ...] = ()
     scope: Callable | None = None  # (queryset, user) -> queryset, applied to every read
     natural_key: str | None = "name"  # a unique field that identifies an object by value
+    natural_slug: bool = True  # shown (`natural_slug`), as on the reference's models (not content types)
     read_only: tuple[str, ...] = ()  # shown but never written by clients
     # Written by clients but not shown from API 2.x on (an address's namespace: the reference
     # takes it and shows the parent instead); API 1.x shows what its own shape holds.

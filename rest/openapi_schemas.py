@@ -112,6 +112,8 @@ def read_schema(resource: Resource, top: bool) -> dict:
         "display": {"type": "string", "readOnly": True, "description": "Human friendly display value"},
         "url": {"type": "string", "format": "uri", "readOnly": True},
     }
+    if resource.natural_slug:
+        properties["natural_slug"] = {"type": "string", "readOnly": True}
     required = list(properties)
     if top:
         for name in resource.derived:

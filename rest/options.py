@@ -113,6 +113,8 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
         "display": _read_only("display", help_text="Human friendly display value"),
         "url": _read_only("url"),
     }
+    if resource.natural_slug and old is False:  # API 2.x on (None: the 1.x description being made)
+        fields["natural_slug"] = _read_only("natural_slug")
     included = {}  # after the custom fields, as the reference lists them
     for name in resource.derived:
         fields[name] = _read_only(name, "integer" if name in resource.counts else "field")

@@ -262,7 +262,7 @@ class TestTokens:
         assert {row["id"] for row in page["results"]} == {str(pk) for pk in mine} and mine
         # The reference's token fields: the owner is always the reader, never shown.
         assert set(page["results"][0]) == {
-            *("id", "object_type", "display", "url", "created", "expires", "key"),
+            *("id", "object_type", "display", "url", "natural_slug", "created", "expires", "key"),
             *("write_enabled", "description"),
         }
         token = page["results"][0]["id"]

@@ -269,6 +269,7 @@ register(
         display=Display(("app_label", "model"), content_type_display),
         search=("app_label", "model"),
         natural_key=None,
+        natural_slug=False,
         view_permission=False,  # any signed-in user, as the reference
         writable=False,
     )
