@@ -46,19 +46,30 @@ class LegacyShape:
     brief: bool = False
 
 
+# What a write answers from API 2.x on: depth 0 without the counts of related objects, as the
+# reference's write serializers do.
+WRITTEN = "written"
+
+
 def selection_of(resource: Resource, shape, many: frozenset[str] = frozenset()) -> str:
-    """The top-level fields of a response's shape: a depth (2.x and later) or a LegacyShape."""
+    """The top-level fields of a response's shape: a depth (2.x and later), WRITTEN or a
+    LegacyShape."""
     if isinstance(shape, LegacyShape):
         return nested_selection(resource) if shape.brief else legacy_selection(resource, shape.version, many)
+    if shape == WRITTEN:
+        return selection(resource, 0, many, counts=False)
     return selection(resource, shape, many)
 
 
-def selection(resource: Resource, depth: int, many: frozenset[str] = frozenset(), top: bool = True) -> str:
+def selection(
+    resource: Resource, depth: int, many: frozenset[str] = frozenset(), top: bool = True, counts: bool = True
+) -> str:
     """The fields of `resource` at `depth` (spec §4.6): related objects are references at 0 and
-    nested objects below; nested objects omit many-to-many and derived fields."""
+    nested objects below; nested objects omit many-to-many and derived fields (`counts`: the
+    counts of related objects among them)."""
     parts = ["id", "object_type", "display", "url", *([NATURAL_SLUG] if resource.natural_slug else [])]
     if top:
-        parts += resource.derived
+        parts += [name for name in resource.derived if counts or name not in resource.counts]
     for spec in resource.current_fields:
         if spec.name in resource.write_only:
             continue
@@ -212,7 +223,7 @@ def detail_document(resource: Resource, depth, many: frozenset[str]) -> str:
 
 
 @lru_cache(maxsize=1024)
-def write_document(resource: Resource, kind: str, many: frozenset[str], shape=0) -> str:
+def write_document(resource: Resource, kind: str, many: frozenset[str], shape=WRITTEN) -> str:
     """The mutation behind a REST write; created and updated objects come back at depth 0 (or
     in a LegacyShape)."""
     field = f"{kind}_{resource.list_field}"

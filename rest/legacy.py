@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 
-from queryengine.documents import LegacyShape
+from queryengine.documents import WRITTEN, LegacyShape
 from queryengine.registry import DERIVED, FOREIGN_KEY, MANY_TO_MANY, Resource, resource_for
 
 from . import versioning
@@ -27,8 +27,8 @@ def shape(request, depth: int):
 
 
 def write_shape(request):
-    """How written objects come back: at depth 0, or in the 1.x form."""
-    return LegacyShape(request.api_version) if versioning.legacy(request.api_version) else 0
+    """How written objects come back: at depth 0 without related counts, or in the 1.x form."""
+    return LegacyShape(request.api_version) if versioning.legacy(request.api_version) else WRITTEN
 
 
 def excluded(request) -> frozenset[str]:
