@@ -189,7 +189,9 @@ register(
         VLAN,
         "ipam/vlans",
         display=Display(("name", "vid"), lambda name, vid: f"{name} ({vid})"),
-        read_only=("locations", "vrfs"),
+        read_only=("locations",),
+        # Shown as its list of locations, as the reference shows it; the single one is still written.
+        write_only=("location",),
         counts={"prefix_count": "ipam.Prefix.vlan"},
         natural_key=None,
         legacy=Legacy(
@@ -206,13 +208,14 @@ register(
         "ipam/prefixes",
         display=Display(("ip_version", "network_address", "prefix_length"), networks.cidr_text),
         hidden=BYTES,
-        read_only=("locations",),
+        read_only=("locations", "vrfs"),
+        # Shown as their lists, as the reference shows them; the single ones are still written.
+        write_only=("location", "vrf"),
         natural_key=None,
         computed={
             "prefix": cidr("network_address", "prefix_length", "set_prefix"),
             "network": Computed(("ip_version", "network_address"), networks.address_text),
             "broadcast": Computed(("ip_version", "broadcast_address"), networks.address_text),
-            "family": FAMILY,
         },
         filters={
             "prefix": CustomFilter(
@@ -238,7 +241,7 @@ register(
         search_q=prefix_search,
         legacy=Legacy(
             nested=("family: ip_version", "prefix"),
-            fields={"site": site_of(), "is_pool": IS_POOL},
+            fields={"family": FAMILY, "site": site_of(), "is_pool": IS_POOL},
             filters=site_filters(),
             hidden=(*NAMESPACED, "rir", "date_allocated", "vrfs"),
         ),
