@@ -60,6 +60,8 @@ def scalar_schema(model_field: models.Field) -> dict:
             schema[{"min": "minimum", "max": "maximum"}[bound]] = limit
     if model_field.choices:
         values = [value for value, _ in model_field.flatchoices]
+        if model_field.blank and isinstance(model_field, models.CharField) and "" not in values:
+            values.append("")  # left unset: stored, and shown as a bare value, empty
         schema = {"type": "integer" if all(isinstance(v, int) for v in values) else "string", "enum": values}
     if model_field.help_text:
         schema["description"] = str(model_field.help_text)

@@ -232,7 +232,7 @@ def test_queues_and_assignments(api, jobs):
     status, queue = send(
         api, "post", "/api/extras/job-queues/", {"name": "long-runs", "description": "big jobs"}
     )
-    assert status == 201 and queue["queue_type"]["value"] == "celery"
+    assert status == 201 and queue["queue_type"] == "celery"
     status, assignment = send(
         api,
         "post",

@@ -2,7 +2,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
+from inventory.base import BaseModel, OrganizationalModel, PrimaryModel, ValueChoiceField
 from inventory.slugs import SlugModel
 
 from . import networks, parents
@@ -215,7 +215,7 @@ class Prefix(NetworkModel):
     TYPES = [("container", "Container"), ("network", "Network"), ("pool", "Pool")]
 
     prefix_length = models.PositiveSmallIntegerField(editable=False)
-    type = models.CharField(max_length=50, choices=TYPES, default="network")
+    type = ValueChoiceField(max_length=50, choices=TYPES, default="network")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
     role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     parent = models.ForeignKey(
@@ -292,7 +292,7 @@ class IPAddress(NetworkModel):
     host_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
     place_columns = NetworkModel.place_columns | {"host_address"}
     mask_length = models.PositiveSmallIntegerField(editable=False)
-    type = models.CharField(max_length=50, choices=TYPES, default="host")
+    type = ValueChoiceField(max_length=50, choices=TYPES, default="host")
     parent = models.ForeignKey(
         Prefix,
         on_delete=models.SET_NULL,

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
-from inventory.base import BaseModel, PrimaryModel
+from inventory.base import BaseModel, PrimaryModel, ValueChoiceField
 from inventory.extras.models import BUTTON_CLASSES, check_templates
 from inventory.extras.models.webhooks import ChangeTriggered
 
@@ -19,7 +19,7 @@ class JobQueue(PrimaryModel):
     """A named Celery queue workers listen on (`celery -A config worker -Q <name>`)."""
 
     name = models.CharField(max_length=255, unique=True)
-    queue_type = models.CharField(
+    queue_type = ValueChoiceField(
         max_length=50, choices=[("celery", "Celery"), ("kubernetes", "Kubernetes")], default="celery"
     )
     description = models.CharField(max_length=255, blank=True)

@@ -6,7 +6,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from netutils.lib_mapper import NAME_TO_ALL_LIB_MAPPER
 
-from inventory.base import BaseModel, ConfigContextModel, OrganizationalModel, PrimaryModel
+from inventory.base import BaseModel, ConfigContextModel, OrganizationalModel, PrimaryModel, ValueChoiceField
 from inventory.slugs import SlugModel
 
 from .. import choices
@@ -166,7 +166,7 @@ class SoftwareImageFile(PrimaryModel):
     )
     image_file_name = models.CharField(max_length=255)
     image_file_checksum = models.CharField(max_length=256, blank=True)
-    hashing_algorithm = models.CharField(
+    hashing_algorithm = ValueChoiceField(
         max_length=255, choices=choices.HASHING_ALGORITHMS, blank=True, help_text="Hashing algorithm"
     )
     image_file_size = models.PositiveBigIntegerField(

@@ -1,7 +1,7 @@
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
-from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
+from inventory.base import BaseModel, OrganizationalModel, PrimaryModel, ValueChoiceField
 from inventory.slugs import SlugModel
 
 GROUP_TYPES = [
@@ -23,7 +23,7 @@ class DynamicGroup(SlugModel, PrimaryModel):
 
     name = models.CharField(max_length=255, unique=True)
     description = models.CharField(max_length=255, blank=True)
-    group_type = models.CharField(max_length=16, choices=GROUP_TYPES, default="dynamic-filter")
+    group_type = ValueChoiceField(max_length=16, choices=GROUP_TYPES, default="dynamic-filter")
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="+"

@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
+from inventory.base import BaseModel, OrganizationalModel, PrimaryModel, ValueChoiceField
 from inventory.slugs import SlugModel
 
 ACCESS_TYPES = [
@@ -75,8 +75,8 @@ class SecretsGroupAssociation(BaseModel):
         SecretsGroup, on_delete=models.CASCADE, related_name="secrets_group_associations"
     )
     secret = models.ForeignKey(Secret, on_delete=models.CASCADE, related_name="secrets_group_associations")
-    access_type = models.CharField(max_length=32, choices=ACCESS_TYPES)
-    secret_type = models.CharField(max_length=32, choices=SECRET_TYPES)
+    access_type = ValueChoiceField(max_length=32, choices=ACCESS_TYPES)
+    secret_type = ValueChoiceField(max_length=32, choices=SECRET_TYPES)
 
     class Meta:
         ordering = ["secrets_group", "access_type", "secret_type"]
