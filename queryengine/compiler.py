@@ -262,6 +262,8 @@ class ObjectPlan:
         own_id = F("pk")
         if name in ("id", "url", "object_type", "__typename"):
             return self.reference_field(text, name)
+        if name == "notes_url" and resource.notes_url_null:
+            return text.const("null")
         if name == "notes_url" and resource.has_notes:
             text.const(f'"{jsonsql.BASE_MARK}{resource.route}/')
             text.sql(jsonsql.IdText(own_id))

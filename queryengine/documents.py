@@ -92,7 +92,7 @@ def selection(
             elif spec.kind in (MANY_TO_MANY, REVERSE) and resource_for(spec.target) is not None:
                 parts.append(f"{spec.name} {{ {_related(resource_for(spec.target), depth)} }}")
     parts += resource.timestamps
-    if resource.has_notes:
+    if resource.shows_notes_url:
         parts.append("notes_url")
     if resource.has_custom_fields:
         parts.append("custom_fields")

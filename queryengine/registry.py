@@ -247,6 +247,8 @@ class Resource:
     nested_as_generic: tuple[str, ...] = ()
     graphql_list: str | None = None  # the list's GraphQL name where the route's would clash
     notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
+    # Taking no notes, but showing `notes_url` as null, as the reference's component templates do.
+    notes_url_null: bool = False
     # Values read a page at a time like `include=` ones, but always shown, nested ones included
     # (at depth 0 there): a cable's `terminations` by connector.
     loaded: dict[str, Included] = field(default_factory=dict)
@@ -412,7 +414,13 @@ class Resource:
 
     @property
     def has_notes(self) -> bool:
+        if self.notes_url_null:
+            return False
         return self.has_custom_fields if self.notes is None else self.notes
+
+    @property
+    def shows_notes_url(self) -> bool:
+        return self.has_notes or self.notes_url_null
 
     @property
     def derived(self) -> list[str]:

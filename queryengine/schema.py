@@ -267,6 +267,8 @@ def _field_attrs(resource: Resource) -> dict:
         attrs["notes_url"] = graphene.String(
             resolver=lambda root, info: object_url(info.context, resource, root.pk) + "notes/"
         )
+    elif resource.notes_url_null:
+        attrs["notes_url"] = graphene.String(resolver=lambda root, info: None)
     if resource.has_custom_fields:
         attrs["custom_fields"] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
     if not resource.integer_pk:

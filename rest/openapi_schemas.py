@@ -132,8 +132,10 @@ def read_schema(resource: Resource, top: bool) -> dict:
     for name in resource.timestamps:
         properties[name] = nullable({"type": "string", "format": "date-time", "readOnly": True})
         required.append(name)
-    if resource.has_notes:
+    if resource.shows_notes_url:
         properties["notes_url"] = {"type": "string", "format": "uri", "readOnly": True}
+        if resource.notes_url_null:
+            properties["notes_url"] = nullable(properties["notes_url"])
         required.append("notes_url")
     if resource.has_custom_fields:
         properties["custom_fields"] = {"type": "object", "additionalProperties": True}

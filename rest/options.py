@@ -148,7 +148,7 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
                 fields[spec.name]["choices"] = type_choices(resource, spec.name)
     for name in resource.timestamps:
         fields[name] = _read_only(name, "datetime")
-    if resource.has_notes:
+    if resource.shows_notes_url:
         fields["notes_url"] = _read_only("notes_url")
     if resource.has_custom_fields:
         fields["custom_fields"] = {

@@ -537,3 +537,18 @@ def test_deleting_devices_takes_statements_per_table_not_per_component(api, samp
 
     assert leaf.interfacetemplates.count() == 4
     assert delete_with(2) == delete_with(40)
+
+
+def test_component_templates_show_notes_url_null_and_take_no_notes(api, sample):
+    """As the reference's: templates are not notes-capable, their `notes_url` is null."""
+    row = api.json("/api/dcim/interface-templates/", {"limit": 1})["results"][0]
+    assert "notes_url" in row and row["notes_url"] is None
+    assert api.get(f"/api/dcim/interface-templates/{row['id']}/notes/").status_code == 404
+    data = api.client.post(
+        "/api/graphql/",
+        orjson.dumps({"query": "{ interface_templates(limit: 1) { notes_url } }"}),
+        content_type="application/json",
+    )
+    assert orjson.loads(data.content)["data"]["interface_templates"] == [{"notes_url": None}]
+    device = api.json("/api/dcim/devices/", {"limit": 1})["results"][0]
+    assert device["notes_url"].endswith(f"/dcim/devices/{device['id']}/notes/")

@@ -418,6 +418,7 @@ for template, route in TEMPLATES:
             search=("name", "label", "description"),
             natural_key=None,
             changes_relate_to=parents,
+            notes_url_null=True,  # templates take no notes, as the reference's
         )
     )
 
