@@ -23,6 +23,9 @@ Sections:
   v1      1000 locations and 1000 prefixes at API 1.3 (the 1.x nested form: sites found through
           the tree, statuses as {value, label}) against the same lists at 3.0 depth 1, sampled
           alternately in one run, and SQL counts per page
+  graphql 50 devices x 24 interfaces x an address: nested GraphQL lists (devices > interfaces >
+          addresses, 1000 interfaces > device and addresses, a location tree with device counts)
+          against the REST lists of the same rows (benchmarks/nested.py)
   jobs    job enqueue-to-start latency through a Redis broker (BENCH_REDIS_URL) and a real worker,
           p50 and p99 over 300 runs (benchmarks/jobs.py); not in the default sections
 """
@@ -382,7 +385,7 @@ def bench_v1(rows: int) -> None:
 
 
 def main() -> None:
-    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim", "cables", "extras", "v1"]
+    sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim", "cables", "extras", "v1", "graphql"]
     rows = 5000
     setup()
     from django.db import connection
@@ -397,6 +400,7 @@ def main() -> None:
             "cables": lambda: __import__("cables").bench_cables(),
             "extras": lambda: __import__("extras").bench_extras(),
             "v1": lambda: bench_v1(rows),
+            "graphql": lambda: __import__("nested").bench_graphql(),
             "jobs": lambda: __import__("jobs").bench_jobs(),
         }[section]()
 
