@@ -543,6 +543,7 @@ def test_component_templates_show_notes_url_null_and_take_no_notes(api, sample):
     """As the reference's: templates are not notes-capable, their `notes_url` is null."""
     row = api.json("/api/dcim/interface-templates/", {"limit": 1})["results"][0]
     assert "notes_url" in row and row["notes_url"] is None
+    assert isinstance(row["duplex"], str)  # a bare value ("" when unset), as the reference shows it
     assert api.get(f"/api/dcim/interface-templates/{row['id']}/notes/").status_code == 404
     data = api.client.post(
         "/api/graphql/",

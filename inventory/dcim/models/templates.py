@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from inventory.base import OrganizationalModel
+from inventory.base import OrganizationalModel, ValueChoiceField
 
 from .. import choices
 from .components import NaturallyOrdered, clean_draw
@@ -142,7 +142,9 @@ class InterfaceTemplate(ComponentTemplate):
     port_type = models.CharField(max_length=50, choices=choices.PORT_TYPES, blank=True)
     mgmt_only = models.BooleanField(default=False, verbose_name="Management only")
     speed = models.PositiveIntegerField(null=True, blank=True)
-    duplex = models.CharField(max_length=10, choices=choices.INTERFACE_DUPLEX, blank=True)
+    duplex = ValueChoiceField(
+        max_length=10, choices=choices.INTERFACE_DUPLEX, blank=True
+    )  # shown bare, as the reference does
     component, copied = "Interface", ("type", "port_type", "mgmt_only", "speed", "duplex")
 
     class Meta(ComponentTemplate.Meta):
