@@ -159,6 +159,13 @@ def shared(name: str) -> dict:
     return {"$ref": f"#/components/parameters/{name}"}
 
 
+def inline(parameters, defined: dict) -> list[dict]:
+    """Parameters written out where they are used, as the reference's document writes them:
+    clients (Ansible's inventory plugin) read each one's `name` without following references."""
+    prefix = "#/components/parameters/"
+    return [defined[p["$ref"].removeprefix(prefix)] if "$ref" in p else p for p in parameters]
+
+
 def version_parameters(csv: bool = False) -> list[dict]:
     return [shared("api_version"), shared("format_csv" if csv else "format")]
 
@@ -521,9 +528,14 @@ def document(version: str) -> dict:
         if hasattr(endpoint, "served_at") and not endpoint.served_at(version):
             continue
         operations = endpoint_operations(endpoint, version, route)
+        defined = shared_parameters(version)
         for key, value in operations.items():
-            if key != "parameters":
-                value["parameters"] = [*value.get("parameters", ()), *version_parameters(answers_csv(value))]
+            if key == "parameters":  # the path's own
+                operations[key] = inline(value, defined)
+            else:
+                value["parameters"] = inline(
+                    [*value.get("parameters", ()), *version_parameters(answers_csv(value))], defined
+                )
         paths[openapi_path(route)] = operations
     try:
         release = metadata.version("netinventory")
