@@ -33,6 +33,14 @@ class JobQueue(PrimaryModel):
         ordering = ["name"]
 
 
+def override_flag(what: str = "value") -> models.BooleanField:
+    """Whether a job's configured attribute outlives changes to its source code."""
+    return models.BooleanField(
+        default=False,
+        help_text=f"If set, the configured {what} is kept even when the job's source code changes",
+    )
+
+
 class Job(PrimaryModel):
     """A job class found in an installed module; the class's attributes are copied here at
     discovery unless the matching `*_override` flag says an administrator changed them."""
@@ -96,53 +104,18 @@ class Job(PrimaryModel):
         editable=False,
         help_text="If supported, allows the job to bypass approval when running with the dryrun argument set to true",
     )
-    grouping_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured grouping is kept even when the job's source code changes",
-    )
-    name_override = models.BooleanField(
-        default=False, help_text="If set, the configured name is kept even when the job's source code changes"
-    )
-    console_log_default_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured console log default is kept even when the job's source code changes",
-    )
-    description_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured description is kept even when the job's source code changes",
-    )
-    dryrun_default_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured value is kept even when the job's source code changes",
-    )
-    hidden_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured value is kept even when the job's source code changes",
-    )
-    soft_time_limit_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured value is kept even when the job's source code changes",
-    )
-    time_limit_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured value is kept even when the job's source code changes",
-    )
-    has_sensitive_variables_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured value is kept even when the job's source code changes",
-    )
-    job_queues_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured value is kept even when the job's source code changes",
-    )
-    default_job_queue_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured value is kept even when the job's source code changes",
-    )
-    is_singleton_override = models.BooleanField(
-        default=False,
-        help_text="If set, the configured value is kept even when the job's source code changes",
-    )
+    grouping_override = override_flag("grouping")
+    name_override = override_flag("name")
+    console_log_default_override = override_flag("console log default")
+    description_override = override_flag("description")
+    dryrun_default_override = override_flag()
+    hidden_override = override_flag()
+    soft_time_limit_override = override_flag()
+    time_limit_override = override_flag()
+    has_sensitive_variables_override = override_flag()
+    job_queues_override = override_flag()
+    default_job_queue_override = override_flag()
+    is_singleton_override = override_flag()
     default_job_queue = models.ForeignKey(
         JobQueue, on_delete=models.PROTECT, null=True, blank=True, related_name="default_for_jobs"
     )
