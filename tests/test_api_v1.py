@@ -236,7 +236,7 @@ def test_prefix_write_at_1x_round_trips(api, sample):
     assert created["site"]["slug"] == "ams1" and created["is_pool"] is True
     assert created["status"] == {"value": "active", "label": "Active"}
     current = api.json(f"/api/ipam/prefixes/{created['id']}/", {"depth": 1})
-    assert Prefix.objects.get(pk=created["id"]).location.name == "AMS1" and current["type"] == "pool"
+    assert Prefix.objects.get(pk=created["id"]).location.name == "AMS1" and current["type"]["value"] == "pool"
     assert current["status"]["name"] == "Active" and current["tenant"]["name"] == "Acme"
     created.pop("computed_fields")  # a write's response shows every include= value
     assert get(api, f"/api/ipam/prefixes/{created['id']}/", "1.3") == created

@@ -58,9 +58,7 @@ def test_definitions_follow_into_the_data(api, sample):
         {"key": "rack_row", "label": "Row", "type": "text", "default": "A", "content_types": ["dcim.device"]},
     )
     assert code == 201, field
-    assert (
-        field["type"] == "text" and field["filter_logic"]["value"] == "loose"
-    )  # as the reference shows them
+    assert field["type"] == {"value": "text", "label": "Text"} and field["filter_logic"]["value"] == "loose"
     rows = api.json(DEVICES, {"limit": 0})["results"]
     assert {row["custom_fields"]["rack_row"] for row in rows} == {"A"}
     code, _ = patch(api, f"/api/extras/custom-fields/{field['id']}/", {"key": "row"})

@@ -38,7 +38,7 @@ class TestStorage:
             and body["ip_version"] == 4
             and "family" not in body  # API 1.x's (tests/test_api_v1.py), not the reference's since
         )
-        assert body["type"] == "network"  # a bare value, as the reference shows it
+        assert body["type"] == {"value": "network", "label": "Network"}  # as the reference shows it
 
     @pytest.mark.parametrize(
         "address, host, version",

@@ -215,7 +215,7 @@ class Prefix(NetworkModel):
     TYPES = [("container", "Container"), ("network", "Network"), ("pool", "Pool")]
 
     prefix_length = models.PositiveSmallIntegerField(editable=False)
-    type = ValueChoiceField(max_length=50, choices=TYPES, default="network")
+    type = models.CharField(max_length=50, choices=TYPES, default="network")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
     role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     parent = models.ForeignKey(

@@ -41,7 +41,7 @@ class CustomField(BaseModel):
         help_text="Internal field name. Please use underscores rather than dashes in this key.",
     )
     label = models.CharField(max_length=50)
-    type = ValueChoiceField(max_length=50, choices=CUSTOM_FIELD_TYPES, default="text")
+    type = models.CharField(max_length=50, choices=CUSTOM_FIELD_TYPES, default="text")
     content_types = models.ManyToManyField(ContentType, related_name="+", blank=True)
     grouping = models.CharField(
         max_length=255, blank=True, help_text="Human-readable grouping that this custom field belongs to."

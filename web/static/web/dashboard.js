@@ -190,19 +190,18 @@ async function showUtilisation() {
     p.size = p.end - p.start + 1n;
   }
   const shown = prefixes.slice(0, PREFIXES_SHOWN);
-  // A prefix's type is a bare value ("container"), as the reference shows it.
-  const networks = shown.filter((p) => p.type !== "container");
+  const networks = shown.filter((p) => (p.type && p.type.value) !== "container");
   const addressCounts = await counts(networks.map((p) => ({ key: p.prefix, field: "ip_addresses_count", args: { parent: [p.prefix] } })));
   const grid = element("div", { class: "bars" });
   for (const p of shown) {
-    const container = p.type === "container";
+    const container = (p.type && p.type.value) === "container";
     const used = container ? coveredByChildren(p, prefixes) : BigInt(addressCounts[p.prefix] || 0);
     const fraction = Number((used * 100000n) / p.size) / 100000;
     const kind = fraction >= 0.9 ? "full" : fraction >= 0.7 ? "high" : "";
     const what = container ? "covered by child prefixes" : `of ${p.size} addresses`;
     const percent = fraction > 0 && fraction < 0.001 ? "<0.1" : (fraction * 100).toFixed(1);
     grid.append(
-      element("span", { title: p.type || "" }, p.prefix),
+      element("span", { title: p.type ? p.type.label : "" }, p.prefix),
       bar([[fraction, kind]]),
       element("span", { title: container ? `${used} addresses ${what}` : `${used} ${what}` }, `${percent}%`),
     );
