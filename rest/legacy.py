@@ -26,9 +26,12 @@ def shape(request, depth: int):
     return LegacyShape(version, request.GET.get("brief", "").strip().lower() in TRUE)
 
 
-def write_shape(request):
-    """How written objects come back: at depth 0 without related counts, or in the 1.x form."""
-    return LegacyShape(request.api_version) if versioning.legacy(request.api_version) else WRITTEN
+def write_shape(request, creating: bool = True):
+    """How written objects come back: in the 1.x form, else at depth 0; a created object without
+    the counts of related objects, as the reference's create answers (its updates show them)."""
+    if versioning.legacy(request.api_version):
+        return LegacyShape(request.api_version)
+    return WRITTEN if creating else 0
 
 
 def excluded(request) -> frozenset[str]:
