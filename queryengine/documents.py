@@ -29,7 +29,6 @@ from .registry import (
     REVERSE,
     SCALAR,
     Resource,
-    resource_by_object_type,
     resource_for,
 )
 
@@ -144,7 +143,7 @@ def with_fragments(text: str) -> str:
 def _generic(spec, depth: int) -> str:
     """A generic relation: a reference at depth 0, below it the object of whichever type it is
     (at the top level only: one level of every possible type keeps the document small)."""
-    targets = [t for t in map(resource_by_object_type, spec.targets) if t is not None]
+    targets = spec.target_resources
     if depth <= 0 or not targets:
         return REFERENCE
     return " ".join(f"... on {t.type_name} {{ ...{fragment(t, depth - 1, True)} }}" for t in targets)

@@ -25,7 +25,6 @@ from .registry import (
     SCALAR,
     FieldSpec,
     Resource,
-    resource_by_object_type,
     resource_for,
     version_key,
 )
@@ -72,7 +71,7 @@ def top_fields(resource: Resource, version: str, many: frozenset[str] = frozense
         elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
             shown.append(Shown(key, name, VALUE, spec))
         elif spec.kind == GENERIC_KIND:
-            targets = tuple(t for t in map(resource_by_object_type, spec.targets) if t is not None)
+            targets = tuple(spec.target_resources)
             shown.append(Shown(key, name, GENERIC, spec, targets))
         elif spec.kind in (FOREIGN_KEY, DERIVED):
             related = _related(resource, spec, key)

@@ -36,6 +36,8 @@ SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC, COMPUTE
 DERIVED = "derived"
 # Kinds shown as lists of related objects (left out at depth > 0 and, from 3.0, by default).
 LIST_KINDS = (MANY_TO_MANY, CONTENT_TYPES, REVERSE)
+# A generic relation's targets when it may point at an object of any registered type.
+ANY_TYPE = "*"
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class Included:
     load: Callable
     empty: Callable = dict
     write: Callable | None = None
+    schema: dict | None = None  # its OpenAPI schema, when not an object
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,14 @@ class FieldSpec:
             )
 
         return render
+
+    @property
+    def target_resources(self) -> list[Resource]:
+        """The resources a generic relation may point at: those named, or every registered
+        one with a UUID key for ANY_TYPE (a change record's object)."""
+        if self.targets == (ANY_TYPE,):  # those of today's API (not 1.x's regions and sites)
+            return [r for r in resources() if not r.integer_pk and r.versions is None]
+        return [t for t in map(resource_by_object_type, self.targets) if t is not None]
 
 
 @dataclass(eq=False)  # identity hashing: resources key caches

@@ -19,7 +19,6 @@ from queryengine.registry import (
     REVERSE,
     SCALAR,
     Resource,
-    resource_by_object_type,
     resource_for,
 )
 from queryengine.writes import writable_fields
@@ -94,8 +93,14 @@ def related_read_schema(target: Resource, nested: bool) -> dict:
     )
 
 
+def included_schema(spec) -> dict:
+    if spec.included.schema is not None:
+        return spec.included.schema
+    return {"type": "object", "additionalProperties": True, "description": f"Shown with include={spec.name}"}
+
+
 def generic_read_schema(spec, top: bool) -> dict:
-    targets = [t for t in map(resource_by_object_type, spec.targets) if t is not None] if top else []
+    targets = spec.target_resources if top else []
     if not targets:
         return nullable(ref("ObjectReference"))
     return nullable({"anyOf": [ref("ObjectReference"), *(ref(f"{schema_name(t)}Nested") for t in targets)]})
@@ -176,11 +181,7 @@ def field_read_schema(resource: Resource, spec, top: bool) -> dict | None:
     if spec.kind in (MANY_TO_MANY, REVERSE) and nested is not None:
         return {"type": "array", "items": related_read_schema(nested, nested=True)}
     if spec.kind == INCLUDED:
-        return {
-            "type": "object",
-            "additionalProperties": True,
-            "description": f"Shown with include={spec.name}",
-        }
+        return included_schema(spec)
     return None
 
 
@@ -295,11 +296,7 @@ def legacy_value_schema(resource: Resource, entry) -> dict:
     if entry.form == legacy.INCLUDED and entry.spec.legacy:  # any value (an id, a type, an object)
         return {}
     if entry.form == legacy.INCLUDED:
-        return {
-            "type": "object",
-            "additionalProperties": True,
-            "description": f"Shown with include={entry.name}",
-        }
+        return included_schema(entry.spec)
     if entry.name == "id":
         return {**key_schema(resource), "readOnly": True}
     if entry.name in SHOWN_VALUES:

@@ -79,9 +79,9 @@ def type_choices(resource: Resource, name: str) -> list[dict]:
     belongs to when that names them (a cable's ends), else every registered model's."""
     targets = next(
         (
-            tuple(*found)
-            for type_field, _, *found in resource.generic.values()
-            if type_field == name and found
+            tuple(r.object_type for r in spec.target_resources)
+            for spec in resource.fields
+            if spec.kind == GENERIC and spec.columns[0] == name and spec.targets
         ),
         tuple(r.object_type for r in resources()),
     )

@@ -370,7 +370,9 @@ def object_pk(request, resource: Resource, key: str):
 
 def write(request, resource: Resource, kind: str, variables: dict):
     """A REST write as its mutation; a 1.x client's bodies and errors in its own terms."""
-    document = write_document(resource, kind, shown_many(resource, request), legacy.write_shape(request, kind == "create"))
+    document = write_document(
+        resource, kind, shown_many(resource, request), legacy.write_shape(request, kind == "create")
+    )
     if "data" not in variables:
         return run(document, variables, request)["result"]
     if not versioning.legacy(request.api_version):

@@ -22,8 +22,9 @@ from queryengine.filters import (
     parse_int,
     parse_regex,
 )
-from queryengine.registry import CustomFieldSupport, support_custom_fields
+from queryengine.registry import CustomFieldSupport, resource_by_object_type, support_custom_fields
 
+from .filtering import filtered
 from .models import CustomField, CustomFieldChoice
 
 TEXT_TYPES = ("text", "url", "markdown", "select")
@@ -165,28 +166,44 @@ support_custom_fields(CustomFieldSupport(definitions=definitions, clean=clean, q
 
 
 def rewrite_data(model, change) -> None:
-    """Apply `change(data) -> new data or None (unchanged)` to every object of a model."""
+    """Apply `change(data, pk) -> new data or None (unchanged)` to every object of a model."""
     manager = model._default_manager
     updates = []
     for pk, data in manager.values_list("pk", "_custom_field_data").iterator(chunk_size=2000):
-        new = change(dict(data or {}))
+        new = change(dict(data or {}), pk)
         if new is not None:
             updates.append(model(pk=pk, _custom_field_data=new))
     manager.bulk_update(updates, ["_custom_field_data"], batch_size=1000)
 
 
-def add_key(model, key: str, default) -> None:
-    rewrite_data(model, lambda data: None if key in data else {**data, key: default})
+def add_key(model, key: str, default, scope: dict | None = None) -> None:
+    """The key joins every object's data with the default; objects outside the field's scope
+    get null instead."""
+    inside = None
+    if scope and default is not None:
+        resource = resource_by_object_type(model._meta.label_lower)
+        found = (
+            filtered(resource, model._default_manager.all(), scope)
+            if resource
+            else model._default_manager.none()
+        )
+        inside = set(found.values_list("pk", flat=True))
+    rewrite_data(
+        model,
+        lambda data, pk: (
+            None if key in data else {**data, key: default if inside is None or pk in inside else None}
+        ),
+    )
 
 
 def drop_key(model, key: str) -> None:
-    rewrite_data(model, lambda data: {k: v for k, v in data.items() if k != key} if key in data else None)
+    rewrite_data(model, lambda data, pk: {k: v for k, v in data.items() if k != key} if key in data else None)
 
 
 def rename_key(model, old: str, new: str) -> None:
     rewrite_data(
         model,
-        lambda data: {(new if k == old else k): v for k, v in data.items()} if old in data else None,
+        lambda data, pk: {(new if k == old else k): v for k, v in data.items()} if old in data else None,
     )
 
 
@@ -217,7 +234,7 @@ def follow_content_types(sender, instance, action: str, pk_set, **kwargs) -> Non
             model = ct.model_class()
             if model is not None:
                 (
-                    add_key(model, instance.key, instance.default)
+                    add_key(model, instance.key, instance.default, instance.scope_filter)
                     if action == "post_add"
                     else drop_key(model, instance.key)
                 )

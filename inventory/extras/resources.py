@@ -1,9 +1,9 @@
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 
-from queryengine.registry import Computed, Display, Legacy, Resource, extend_graphql, register
+from queryengine.registry import ANY_TYPE, Computed, Display, Legacy, Resource, extend_graphql, register
 
-from . import graphql
+from . import graphql, tagging
 from .contacts import CONTACT_FILTERS, TEAM_FILTERS
 from .contacts import association_labels as contact_association_labels
 from .groups import static_member_labels
@@ -58,6 +58,7 @@ register(
         Tag,
         "extras/tags",
         scoped_by_content_types=True,
+        loaded={"tagged_items": tagging.TAGGED_ITEMS},
         legacy=Legacy(nested=("name", "slug", "color"), since={"content_types": "1.3"}),
     )
 )
@@ -217,7 +218,7 @@ register(
         StaticGroupAssociation,
         "extras/static-group-associations",
         display=Display((), load=static_member_labels),
-        generic={"associated_object": ("associated_object_type", "associated_object_id")},
+        generic={"associated_object": ("associated_object_type", "associated_object_id", ANY_TYPE)},
         search=(),
         natural_key=None,
     )
@@ -292,11 +293,10 @@ register(
                 f"{content_type_display(app, model)} {label} {dict(CHANGE_ACTIONS)[action].lower()} by {user}"
             ),
         ),
-        generic={
-            "changed_object": ("changed_object_type", "changed_object_id"),
-            "related_object": ("related_object_type", "related_object_id"),
-        },
-        dangling=("changed_object", "related_object"),
+        # Nested by depth like any relation; the related object is shown as its type and id only.
+        generic={"changed_object": ("changed_object_type", "changed_object_id", ANY_TYPE)},
+        dangling=("changed_object",),
+        hidden=("differences",),  # kept for webhooks' snapshots, not shown (as the reference)
         search=("object_repr", "user_name"),
         natural_key=None,
         writable=False,  # written by every change, never by clients

@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from inventory.base import BaseModel, PrimaryModel
+from inventory.base import BaseModel, PrimaryModel, ValueChoiceField
 
 from .. import choices
 
@@ -216,7 +216,7 @@ class CableToCableTermination(BaseModel):
     multi-connector cable type are added here."""
 
     cable = models.ForeignKey("dcim.Cable", on_delete=models.CASCADE, related_name="terminations")
-    cable_end = models.CharField(max_length=1, choices=choices.CABLE_ENDS)
+    cable_end = ValueChoiceField(max_length=1, choices=choices.CABLE_ENDS)
     circuit_termination = _end("circuits.CircuitTermination")
     console_port = _end("dcim.ConsolePort")
     console_server_port = _end("dcim.ConsoleServerPort")

@@ -5,7 +5,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.utils import timezone
 
-from inventory.base import BaseModel
+from inventory.base import BaseModel, ValueChoiceField
 
 ACTIONS = [("create", "Created"), ("update", "Updated"), ("delete", "Deleted")]
 CHANGE_CONTEXTS = [("web", "Web"), ("job", "Job"), ("jobhook", "Job hook"), ("orm", "ORM")]
@@ -31,7 +31,7 @@ class ObjectChange(BaseModel):
     user_name = models.CharField(max_length=150, editable=False)
     request_id = models.UUIDField(editable=False, db_index=True)
     action = models.CharField(max_length=50, choices=ACTIONS, editable=False)
-    change_context = models.CharField(max_length=20, choices=CHANGE_CONTEXTS, editable=False)
+    change_context = ValueChoiceField(max_length=20, choices=CHANGE_CONTEXTS, editable=False)
     change_context_detail = models.CharField(max_length=400, blank=True, editable=False)
     # Indexes cost every write a little: an object's history is found by its id alone (ids
     # are unique enough), and types are never looked up on their own.

@@ -81,6 +81,13 @@ class CustomField(BaseModel):
         default=False,
         help_text=ADVANCED_UI,
     )
+    # Stored filter parameters (as a list request takes them) selecting the objects the field
+    # applies to; the others keep null and get no default.
+    scope_filter = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A JSON-encoded dictionary of filter parameters defining possible objects that can use this custom field.",
+    )
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)
 
@@ -105,6 +112,27 @@ class CustomField(BaseModel):
                 validate_value(self, self.default, choices=())
             except ValidationError as exc:
                 raise ValidationError({"default": [f"Invalid default value: {exc.messages[0]}"]}) from None
+        if self.scope_filter is None:
+            self.scope_filter = {}
+        if self.required and self.scope_filter:
+            raise ValidationError({"required": ["Scope filter can't be set, if field is required."]})
+
+    def clean_related(self, many: dict) -> None:
+        """A scope filter must be one every content type's list takes (checked as a dynamic
+        group's filter is)."""
+        from ..filtering import filter_errors
+        from ..relationships import resource_of
+
+        if not self.scope_filter:
+            return
+        kinds = (
+            many["content_types"] if "content_types" in many else self.content_types.all() if self.pk else []
+        )
+        errors = []
+        for kind in kinds:
+            errors += filter_errors(resource_of(kind), kind.model_class(), self.scope_filter)
+        if errors:
+            raise ValidationError({"scope_filter": errors})
 
 
 class CustomFieldChoice(BaseModel):
@@ -293,6 +321,12 @@ class ComputedField(BaseModel):
     )
     label = models.CharField(max_length=255, help_text="Name of the field as displayed to users")
     description = models.CharField(max_length=255, blank=True)
+    output_type = models.CharField(
+        max_length=50,
+        choices=[("text", "Text"), ("markdown", "Markdown")],
+        default="text",
+        help_text="How the rendered result is to be output, by default it is as Plain Text",
+    )
     template = models.TextField(max_length=500, help_text="Jinja2 template code for the field's value")
     fallback_value = models.CharField(
         max_length=500, blank=True, help_text="Value shown for the field when its template fails to render"

@@ -1,0 +1,127 @@
+"""Fields the reference shows that are derived or stored beside the models' own: a tag's
+`tagged_items`, a custom field's `scope_filter`, a computed field's `output_type`, a change
+record's object nested by depth and its bare `change_context`."""
+
+from __future__ import annotations
+
+import orjson
+
+from inventory.dcim.models import Device
+from inventory.extras.models import Tag
+from inventory.tenancy.models import Tenant
+
+DEVICES = "/api/dcim/devices/"
+
+
+def send(api, method: str, path: str, body=None):
+    response = getattr(api.client, method)(path, orjson.dumps(body), content_type="application/json")
+    return response.status_code, orjson.loads(response.content) if response.content else None
+
+
+def test_a_tag_counts_the_objects_of_every_type_that_carry_it(api, sample, django_assert_max_num_queries):
+    tag = Tag.objects.create(name="counted")
+    devices, tenants = Device.objects.all()[:2], Tenant.objects.all()[:3]
+    for obj in [*devices, *tenants]:
+        obj.tags.add(tag)
+    shown = api.json(f"/api/extras/tags/{tag.pk}/")
+    assert shown["tagged_items"] == len(devices) + len(tenants)
+    Tenant.objects.get(pk=tenants[0].pk).tags.remove(tag)
+    rows = {row["name"]: row for row in api.json("/api/extras/tags/", {"limit": 0})["results"]}
+    assert rows["counted"]["tagged_items"] == len(devices) + len(tenants) - 1
+    assert all(isinstance(row["tagged_items"], int) for row in rows.values())
+    # One statement for the page's counts, whatever the page size.
+    with django_assert_max_num_queries(12) as few:
+        api.json("/api/extras/tags/", {"limit": 1})
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        api.json("/api/extras/tags/", {"limit": 0})
+    status, created = send(api, "post", "/api/extras/tags/", {"name": "fresh", "tagged_items": 9})
+    assert status == 201 and Tag.objects.filter(name="fresh").exists()  # read-only: ignored
+
+
+def test_a_custom_field_scope_is_checked_and_narrows_its_default(api, sample):
+    status, body = send(
+        api,
+        "post",
+        "/api/extras/custom-fields/",
+        {
+            "key": "rack_row",
+            "label": "Row",
+            "type": "text",
+            "content_types": ["dcim.device"],
+            "scope_filter": {"nosuch": "x"},
+        },
+    )
+    assert status == 400 and body == {
+        "scope_filter": ["'nosuch' is not a valid filter parameter for dcim.Device object"]
+    }
+    status, body = send(
+        api,
+        "post",
+        "/api/extras/custom-fields/",
+        {
+            "key": "rack_row",
+            "label": "Row",
+            "type": "text",
+            "required": True,
+            "default": "A",
+            "content_types": ["dcim.device"],
+            "scope_filter": {"name": ["leaf1"]},
+        },
+    )
+    assert status == 400 and body == {"required": ["Scope filter can't be set, if field is required."]}
+    status, field = send(
+        api,
+        "post",
+        "/api/extras/custom-fields/",
+        {
+            "key": "rack_row",
+            "label": "Row",
+            "type": "text",
+            "default": "A",
+            "content_types": ["dcim.device"],
+            "scope_filter": {"name": ["leaf1"]},
+        },
+    )
+    assert status == 201 and field["scope_filter"] == {"name": ["leaf1"]}
+    values = {
+        row["name"]: row["custom_fields"]["rack_row"] for row in api.json(DEVICES, {"limit": 0})["results"]
+    }
+    assert values["leaf1"] == "A" and {v for k, v in values.items() if k != "leaf1"} == {None}
+    plain = api.json("/api/extras/custom-fields/", {"key": "owner"})["results"][0]
+    assert plain["scope_filter"] == {}
+
+
+def test_a_computed_field_says_how_its_output_is_shown(api, sample):
+    body = {"content_type": "dcim.device", "key": "summary", "label": "Summary", "template": "{{ obj.name }}"}
+    status, field = send(api, "post", "/api/extras/computed-fields/", body)
+    assert status == 201 and field["output_type"] == {"value": "text", "label": "Text"}
+    status, field = send(
+        api, "patch", f"/api/extras/computed-fields/{field['id']}/", {"output_type": "markdown"}
+    )
+    assert status == 200 and field["output_type"] == {"value": "markdown", "label": "Markdown"}
+    status, body = send(api, "patch", f"/api/extras/computed-fields/{field['id']}/", {"output_type": "html"})
+    assert status == 400 and "output_type" in body
+
+
+def test_a_change_record_nests_its_object_by_depth(api, sample):
+    status, tenant = send(api, "post", "/api/tenancy/tenants/", {"name": "nested-log"})
+    device = Device.objects.first()
+    send(api, "patch", f"/api/dcim/devices/{device.pk}/", {"serial": "NEST-1"})
+    records = "/api/extras/object-changes/"
+    flat = api.json(records, {"changed_object_id": tenant["id"]})["results"][0]
+    assert flat["change_context"] == "web" and set(flat["changed_object"]) == {"id", "object_type", "url"}
+    assert "differences" not in flat and "related_object" not in flat
+    assert {"related_object_type", "related_object_id"} <= flat.keys()
+    deep = api.json(records, {"changed_object_id": tenant["id"], "depth": 1})["results"][0]
+    assert (
+        deep["changed_object"]["name"] == "nested-log" and deep["changed_object"]["display"] == "nested-log"
+    )
+    # Objects of several types on one page, each shown as its own type shows at depth 0.
+    page = api.json(records, {"depth": 1, "limit": 0})["results"]
+    kinds = {r["changed_object_type"]: r["changed_object"] for r in page if r["changed_object"]}
+    assert kinds["dcim.device"]["serial"] == "NEST-1" and kinds["tenancy.tenant"]["name"]
+    assert kinds["dcim.device"]["status"]["url"]
+    # Gone: null at every depth.
+    assert api.client.delete(f"/api/tenancy/tenants/{tenant['id']}/").status_code == 204
+    gone = api.json(records, {"changed_object_id": tenant["id"], "depth": 1})["results"]
+    assert {r["changed_object"] is None for r in gone} == {True}
