@@ -95,7 +95,7 @@ class Included:
     load: Callable
     empty: Callable = dict
     write: Callable | None = None
-    schema: dict | None = None  # its OpenAPI schema, when not an object
+    schema: dict | None = field(default=None, hash=False, compare=False)  # OpenAPI's, when not an object
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SUPPORTED = ("1.2", "1.3", "1.4", "2.0", "2.1", "2.2", "2.3", "2.4", "3.0")
+SUPPORTED = ("1.2", "1.3", "1.4", "2.0", "2.1", "2.2", "2.3", "2.4", "3.0", "3.1", "3.2")
 # A client that names no version gets the newest (spec §9.3, 2.0 onward); 1.x clients name theirs.
 DEFAULT = SUPPORTED[-1]
 

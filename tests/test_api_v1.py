@@ -75,7 +75,7 @@ def test_legacy_versions_by_header_and_parameter(api, version):
 
 
 def test_default_stays_the_newest_and_unknown_versions_are_refused(api):
-    assert api.get("/api/tenancy/tenants/")["API-Version"] == versioning.DEFAULT == "3.0"
+    assert api.get("/api/tenancy/tenants/")["API-Version"] == versioning.DEFAULT == "3.2"
     supported = ", ".join(versioning.SUPPORTED)
     assert supported.startswith("1.2, 1.3, 1.4, 2.0")
     assert get(api, "/api/tenancy/tenants/", "1.1", status=406) == {

@@ -31,7 +31,7 @@ def test_status_carries_every_reference_key(api):
         assert list(json.loads(REFERENCE.read_text())["response"]["body"]) == REFERENCE_KEYS
     body = api.json("/api/status/")
     assert set(REFERENCE_KEYS) <= set(body)
-    assert body["nautobot-version"] == "3.0.0"  # the newest API version spoken, as a release
+    assert body["nautobot-version"] == "3.2.0"  # the newest API version spoken, as a release
     assert body["nautobot-apps"] == {} and body["plugins"] == {} and body["celery-workers-running"] == 0
     apps = body["installed-apps"]
     assert apps["inventory.dcim"] is None and apps["django.contrib.auth"] is None

@@ -16,7 +16,7 @@ from inventory.users.models import Token, User
 from .conftest import Api
 
 LOCATIONS = "/api/dcim/locations/"
-SUPPORTED = "1.2, 1.3, 1.4, 2.0, 2.1, 2.2, 2.3, 2.4, 3.0"
+SUPPORTED = "1.2, 1.3, 1.4, 2.0, 2.1, 2.2, 2.3, 2.4, 3.0, 3.1, 3.2"
 
 
 def test_api_root_lists_applications(api):
@@ -29,7 +29,7 @@ def test_api_root_needs_a_token(anonymous):
     response = anonymous.get("/api/")
     assert response.status_code == 403
     assert orjson.loads(response.content) == {"detail": "Authentication credentials were not provided."}
-    assert response["API-Version"] == "3.0"
+    assert response["API-Version"] == "3.2"
 
 
 def test_app_root_lists_its_endpoints(api):
@@ -51,7 +51,7 @@ def test_headers(api):
     assert response["Content-Type"] == "application/json"
     assert response["Allow"] == "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS"
     assert "Accept" in response["Vary"]
-    assert response["API-Version"] == "3.0"
+    assert response["API-Version"] == "3.2"
 
 
 def test_head_has_no_body(api):
