@@ -417,7 +417,7 @@ class Resource:
 
     @cached_property
     def timestamps(self) -> list[str]:
-        return [n for n in ("created", "last_updated") if _has_field(self.model, n)]
+        return [n for n in ("created", "last_updated") if _has_field(self.model, n) and n not in self.hidden]
 
     @property
     def has_custom_fields(self) -> bool:

@@ -210,7 +210,8 @@ class InterfaceConnectionsEndpoint(Endpoint):
     def interfaces_by_id(self, request, ids: set[str]) -> dict[str, dict]:
         if not ids:
             return {}
-        fields = selection(self.interfaces, parse_depth(request), top=False)
+        # Each end as a top-level interface shows (its tags too), as the reference's.
+        fields = selection(self.interfaces, parse_depth(request), frozenset({"tags"}), counts=False)
         document = with_fragments(
             f"query ($ids: [String], $limit: Int) "
             f"{{ rows: {self.interfaces.list_field}(id: $ids, limit: $limit) {{ {fields} }} }}"

@@ -14,7 +14,7 @@ from queryengine.registry import resource_for
 from queryengine.scalars import UUID
 
 from . import choices
-from .models import Device, Rack
+from .models import Rack
 from .models.paths import node_of
 
 FACE_LABELS = dict(choices.FACES)
@@ -34,27 +34,18 @@ def resolve_rack_elevation(root, info, rack, face="front", exclude=None, q=None)
             excluded = [uuid.UUID(exclude)]
         except ValueError:
             raise ValidationFailed({"exclude": ["Must be a valid UUID."]}) from None
-    occupant = {}
+    occupied = set()
     devices = (
         found.devices.filter(position__isnull=False, device_type__u_height__gt=0)
         .filter(Q(face=face) | Q(device_type__is_full_depth=True))
         .exclude(pk__in=excluded)
     )
-    base = info.context.base_url
-    device_route = resource_for(Device).route
-    for pk, position, height in devices.values_list("pk", "position", "device_type__u_height"):
-        reference = {"id": pk, "object_type": "dcim.device", "url": f"{base}{device_route}/{pk}/"}
-        for unit in range(position, position + height):
-            occupant[unit] = reference
+    for position, height in devices.values_list("position", "device_type__u_height"):
+        occupied.update(range(position, position + height))
     face_value = {"value": face, "label": FACE_LABELS[face]}
+    # Whether a unit is taken, not by what: the reference's units name no device.
     units = [
-        {
-            "id": unit,
-            "name": f"U{unit}",
-            "face": face_value,
-            "device": occupant.get(unit),
-            "occupied": unit in occupant,
-        }
+        {"id": unit, "name": f"U{unit}", "face": face_value, "occupied": unit in occupied}
         for unit in found.units
     ]
     return [u for u in units if q in str(u["id"])] if q else units

@@ -351,6 +351,7 @@ register(
         ),
         search=(),
         natural_key=None,
+        hidden=("created", "last_updated"),  # kept, not shown: the reference's assignments have none
     )
 )
 

@@ -48,9 +48,6 @@ class Cable(PrimaryModel):
     termination_b_id = models.UUIDField()
     type = models.CharField(max_length=50, choices=choices.CABLE_TYPES, blank=True)
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
-    tenant = models.ForeignKey(
-        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="cables"
-    )
     label = models.CharField(max_length=255, blank=True)
     color = models.CharField(max_length=6, blank=True, help_text="RGB color in hexadecimal (e.g. 00ff00)")
     length = models.PositiveSmallIntegerField(null=True, blank=True)
