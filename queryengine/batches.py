@@ -249,9 +249,9 @@ class Batch:
         self.clean_all(instances, errors, manys)
         prepare_batch(self.model, instances, self.optimistic(errors))
         self.check_constraints(instances, errors)
-        failed = {str(i.pk): e for i, e in zip(instances, errors, strict=True) if e}
-        if failed:
-            raise ValidationFailed(failed if len(items) > 1 else next(iter(failed.values())))
+        failed = [e for e in errors if e]
+        if failed:  # the first failing object's errors, as the reference answers a bulk update
+            raise ValidationFailed(failed[0])
         changed = set()
         for instance, values in zip(instances, stored, strict=True):
             self.prepare(instance)
@@ -267,9 +267,8 @@ class Batch:
             update_rows(self.model, instances, fields)
         self.write_many(instances, manys, adding=False)
         failed = included_errors(writer, instances, items, adding=False)
-        if failed:  # keyed by id, as validation errors of an update are reported
-            by_id = {str(instances[i].pk): e for i, e in failed.items()}
-            raise ValidationFailed(by_id if len(items) > 1 else next(iter(by_id.values())))
+        if failed:  # the first failing object's, as validation errors of an update are reported
+            raise ValidationFailed(failed[min(failed)])
         return instances
 
     def preload(self, instances: list, items: list) -> None:

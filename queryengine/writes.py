@@ -501,16 +501,9 @@ class Writer:
 
     def save_each(self, items: list, found: dict, partial: bool) -> list[models.Model]:
         self.prefetch_unique(items)
-        updated, errors = [], {}
-        for data in items:
-            instance = found[str(uuid.UUID(str(data["id"])))]
-            try:
-                updated.append(self.save(instance, data, partial=partial))
-            except ValidationFailed as exc:
-                errors[str(instance.pk)] = exc.errors
-        if errors:
-            raise ValidationFailed(errors if len(items) > 1 else next(iter(errors.values())))
-        return updated
+        # The first invalid object stops the update (all or none) with its errors, as the
+        # reference answers a bulk update.
+        return [self.save(found[str(uuid.UUID(str(data["id"])))], data, partial=partial) for data in items]
 
     def _delete(self, ids: list) -> int:
         found = self.existing(ids)
