@@ -62,6 +62,7 @@ class Computed:
     write: Callable | None = None  # (instance, value) -> None; raises ValueError
     required: bool = False
     order_by: tuple[str, ...] = ()
+    help_text: str = ""  # described in OPTIONS, as a model field's
 
 
 @dataclass(frozen=True)

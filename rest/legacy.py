@@ -95,13 +95,11 @@ class Translation:
         return written
 
     def errors(self, errors):
-        """A write's errors (one object's, a list per item, or keyed by id) under 1.x names."""
+        """A write's errors (one object's, or a list per item) under 1.x names."""
         if isinstance(errors, list):
             return [self.errors(e) for e in errors]
         if not isinstance(errors, dict):
             return errors
-        if errors and all(_is_uuid(key) for key in errors):
-            return {key: self.errors(value) for key, value in errors.items()}
         legacy = self.resource.legacy
         return {self.given_as.get(key, legacy.name_of(key)): value for key, value in errors.items()}
 

@@ -130,6 +130,7 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
                 "required": bool(entry and entry.required),
                 "read_only": entry is None,
                 "label": _label(spec.name.replace("_", " ")),
+                **({"help_text": spec.computed.help_text} if spec.computed.help_text else {}),
             }
         elif spec.kind == INCLUDED and spec.name in resource.loaded:
             fields[spec.name] = _read_only(spec.name)  # written too, but the reference says read-only

@@ -92,3 +92,16 @@ def sample_device(sample) -> str:
     from inventory.dcim.models import Device
 
     return str(sample[Device][0].pk)
+
+
+def test_derived_network_fields_carry_the_reference_help_texts(api, sample):
+    prefixes, addresses = described(api, "/api/ipam/prefixes/"), described(api, "/api/ipam/ip-addresses/")
+    assert (
+        prefixes["network"]["help_text"] == "IPv4 or IPv6 network address"
+        and prefixes["network"]["read_only"]
+    )
+    assert prefixes["broadcast"]["help_text"] == "IPv4 or IPv6 broadcast address"
+    assert prefixes["prefix_length"]["help_text"] == "Length of the Network prefix, in bits."
+    assert addresses["host"]["help_text"] == "IPv4 or IPv6 host address"
+    assert addresses["mask_length"]["help_text"] == "Length of the network mask, in bits."
+    assert "help_text" not in addresses["address"]

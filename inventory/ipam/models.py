@@ -214,7 +214,9 @@ class Prefix(NetworkModel):
 
     TYPES = [("container", "Container"), ("network", "Network"), ("pool", "Pool")]
 
-    prefix_length = models.PositiveSmallIntegerField(editable=False)
+    prefix_length = models.PositiveSmallIntegerField(
+        editable=False, help_text="Length of the Network prefix, in bits."
+    )
     type = models.CharField(max_length=50, choices=TYPES, default="network")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
     role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
@@ -291,7 +293,9 @@ class IPAddress(NetworkModel):
 
     host_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
     place_columns = NetworkModel.place_columns | {"host_address"}
-    mask_length = models.PositiveSmallIntegerField(editable=False)
+    mask_length = models.PositiveSmallIntegerField(
+        editable=False, help_text="Length of the network mask, in bits."
+    )
     type = ValueChoiceField(max_length=50, choices=TYPES, default="host")
     parent = models.ForeignKey(
         Prefix,
@@ -301,7 +305,9 @@ class IPAddress(NetworkModel):
         related_name="ip_addresses",
         help_text="The parent Prefix of this IPAddress.",
     )
-    dns_name = models.CharField("DNS name", max_length=255, blank=True)
+    dns_name = models.CharField(
+        "DNS name", max_length=255, blank=True, help_text="Hostname or FQDN (not case-sensitive)"
+    )
     description = models.CharField(max_length=200, blank=True)
     role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
@@ -316,6 +322,7 @@ class IPAddress(NetworkModel):
         blank=True,
         related_name="nat_outside",
         verbose_name="NAT (inside)",
+        help_text='The IP Addresses for which this address is the "outside" IP',
     )
     interfaces = models.ManyToManyField(
         "dcim.Interface", through="ipam.IPAddressToInterface", related_name="+", blank=True

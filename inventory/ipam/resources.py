@@ -214,8 +214,16 @@ register(
         natural_key=None,
         computed={
             "prefix": cidr("network_address", "prefix_length", "set_prefix"),
-            "network": Computed(("ip_version", "network_address"), networks.address_text),
-            "broadcast": Computed(("ip_version", "broadcast_address"), networks.address_text),
+            "network": Computed(
+                ("ip_version", "network_address"),
+                networks.address_text,
+                help_text="IPv4 or IPv6 network address",
+            ),
+            "broadcast": Computed(
+                ("ip_version", "broadcast_address"),
+                networks.address_text,
+                help_text="IPv4 or IPv6 broadcast address",
+            ),
         },
         filters={
             "prefix": CustomFilter(
@@ -260,7 +268,9 @@ register(
         natural_key=None,
         computed={
             "address": cidr("host_address", "mask_length", "set_address"),
-            "host": Computed(("ip_version", "host_address"), networks.address_text),
+            "host": Computed(
+                ("ip_version", "host_address"), networks.address_text, help_text="IPv4 or IPv6 host address"
+            ),
             "family": FAMILY,
         },
         filters={
