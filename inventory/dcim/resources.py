@@ -161,6 +161,49 @@ KIND = CustomFilter(
 )
 
 
+def devices_named(value: str) -> list:
+    """The devices a filter value names, by id or name (a 400 naming the value if none)."""
+    try:
+        found = Device.objects.filter(pk=uuid.UUID(value))
+    except ValueError:
+        found = Device.objects.filter(name=value)
+    pks = list(found.values_list("pk", flat=True))
+    if not pks:
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    return pks
+
+
+def with_chassis_members(pks) -> Q:
+    """A device's interfaces, and for a virtual chassis' master every member's, as the
+    reference's interface filters take a device."""
+    return Q(device__in=pks) | Q(device__virtual_chassis__master__in=pks)
+
+
+def interface_on_devices(interface, groups) -> bool:
+    pks = {pk for group in groups for pk in group}
+    device = interface.device
+    chassis = device.virtual_chassis if device is not None else None
+    return device is not None and (device.pk in pks or chassis is not None and chassis.master_id in pks)
+
+
+def chassis_masters_first(interfaces) -> list:
+    """Sample values: a virtual chassis master's id and name (when the sample has one) and
+    another device's name."""
+    devices = sorted(
+        {i.device for i in interfaces if i.device is not None},
+        key=lambda d: (d.virtual_chassis is None or d.virtual_chassis.master_id != d.pk, d.name),
+    )
+    return [str(devices[0].pk), devices[0].name, devices[-1].name] if devices else []
+
+
+INTERFACE_DEVICE = CustomFilter(
+    lambda groups: with_chassis_members([pk for group in groups for pk in group]),
+    devices_named,
+    interface_on_devices,
+    chassis_masters_first,
+)
+
+
 def cable_ends(path: str, model, label: str) -> CustomFilter:
     """Cables with an end on a component whose `path` (device, device__location) is one of the
     given objects, named by id or name."""
@@ -596,7 +639,7 @@ register(
         Interface,
         "dcim/interfaces",
         **cabled(
-            filters={"kind": KIND},
+            filters={"kind": KIND, "device": INTERFACE_DEVICE, "device_id": INTERFACE_DEVICE},
             search=("name", "label", "description", "mac_address"),
             counts={"ip_address_count": "ipam.IPAddressToInterface.interface"},
             read_only=("ip_addresses",),
