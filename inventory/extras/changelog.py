@@ -17,7 +17,7 @@ from functools import cache
 import orjson
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.models import CharField, DateTimeField, JSONField, TextField
 from django.db.models.signals import pre_delete
 from django.utils import timezone
@@ -200,6 +200,14 @@ def api_shapes(records: list[changes.Change]) -> dict[str, dict]:
         document = list_document(resource, 1, frozenset(many_to_many_fields(resource)), ("id",))
         context = RequestContext(user=Everyone(), base_url="/api/")
         result = engine.run(document, {"limit": None, "offset": 0, "order_by": None, "f0": ids}, context)
+        database_error = next(
+            (e.original_error for e in result.errors or () if isinstance(e.original_error, DatabaseError)),
+            None,
+        )
+        if database_error is not None:
+            # The write's own deferred statement failed here (a unique value taken): the write
+            # fails with it, and its next attempt names the field.
+            raise database_error
         if result.errors:  # never fails the write: the record keeps the rest of its data
             log.warning("no API shape for %s changes: %s", resource.object_type, result.errors[0].message)
             continue
