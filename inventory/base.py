@@ -17,6 +17,12 @@ class ValueChoiceField(models.CharField):
     shown_as_value = True
 
 
+class TextDecimalField(models.DecimalField):
+    """A decimal the API shows as a string ("0.95"), as the reference shows a power factor."""
+
+    shown_as_text = True
+
+
 def described_without_limits(model_field: models.Field) -> models.Field:
     """A field OPTIONS describes without its length or range, as the reference does for a few
     (an interface's speed and MAC address, a time zone)."""

@@ -89,6 +89,19 @@ class Decimal(graphene.Scalar):
         return None
 
 
+class DecimalText(graphene.Scalar):
+    """Decimals shown as strings with their stored places ("0.95"), for the fields that say so."""
+
+    serialize = staticmethod(str)
+    parse_value = staticmethod(lambda value: decimal.Decimal(str(value)))
+
+    @staticmethod
+    def parse_literal(node, _variables=None):
+        if isinstance(node, ast.IntValueNode | ast.FloatValueNode | ast.StringValueNode):
+            return decimal.Decimal(node.value)
+        return None
+
+
 class BigInt(graphene.Scalar):
     """Integers beyond GraphQL's 32-bit Int (4-byte ASNs, counters)."""
 
@@ -117,6 +130,8 @@ SCALARS: list[tuple[type, type, object]] = [
 
 
 def scalar_for(model_field) -> tuple[type, object]:
+    if getattr(model_field, "shown_as_text", False):
+        return DecimalText, str
     for field_class, scalar, converter in SCALARS:
         if isinstance(model_field, field_class):
             return scalar, converter

@@ -40,6 +40,8 @@ def options_type(model_field: models.Field) -> str:
 def json_schema(model_field: models.Field) -> dict:
     """A fresh copy: callers add bounds, enums and descriptions to it. A text format (email,
     URI) is left out where the field may be blank: "" is a valid value but not a valid email."""
+    if getattr(model_field, "shown_as_text", False):  # a decimal shown as a string
+        return {"type": "string", "format": "decimal"}
     schema = dict(_kind(model_field)[1])
     if schema.get("format") in TEXT_FORMATS and model_field.blank:
         del schema["format"]

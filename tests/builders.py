@@ -21,6 +21,7 @@ from inventory.ipam.models import (
     PrefixLocationAssignment,
     VLANGroup,
     VLANLocationAssignment,
+    VRFDeviceAssignment,
     VRFPrefixAssignment,
 )
 from inventory.tenancy.models import Tenant, TenantGroup
@@ -165,6 +166,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     dcim = build_dcim(s, owner, tenants, ams, room, active, ipam[VRF], ipam[VLAN], ipam[IPAddress])
     more = build_circuits_and_vms(s, tenants, ams, room, active, ipam[IPAddress])
     dcim[IPAddressToInterface] = dcim[IPAddressToInterface] + more.pop("vm address")
+    dcim[VRFDeviceAssignment] = dcim[VRFDeviceAssignment] + more.pop("vm vrf")
     custom = build_custom_fields(s, dcim[Device][0])
     extras = build_extras_data(s, {**more, **dcim, Tenant: tenants})
     contacts = build_contacts(s, {**dcim, Tenant: tenants})

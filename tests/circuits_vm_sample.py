@@ -21,7 +21,7 @@ from inventory.dcim.models import (
     Platform,
 )
 from inventory.extras.models import Role, Status
-from inventory.ipam.models import IPAddressToInterface
+from inventory.ipam.models import VRF, IPAddressToInterface, VRFDeviceAssignment
 from inventory.virtualization.models import Cluster, ClusterGroup, ClusterType, VirtualMachine, VMInterface
 
 
@@ -131,6 +131,9 @@ def build_circuits_and_vms(s: str, tenants, site, room, active, addresses) -> di
     cable_types, cables = build_cables(s, terminations[0])
     machines[0].primary_ip4 = addresses[1]
     machines[0].save()
+    vm_vrf = VRFDeviceAssignment.objects.create(
+        vrf=VRF.objects.get(name=f"blue{s}"), virtual_machine=machines[0], rd="65000:200", name="blue-web"
+    )
     return {
         Provider: providers,
         ProviderNetwork: networks,
@@ -144,6 +147,7 @@ def build_circuits_and_vms(s: str, tenants, site, room, active, addresses) -> di
         VirtualMachine: machines,
         VMInterface: vm_interfaces,
         "vm address": [link],
+        "vm vrf": [vm_vrf],
         Cable: cables,
         CableType: cable_types,
         CableToCableTermination: list(CableToCableTermination.objects.filter(cable__in=cables)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 
 from django.contrib.contenttypes.models import ContentType
 
@@ -24,11 +25,13 @@ from inventory.dcim.models import (
     InterfaceRedundancyGroup,
     InterfaceRedundancyGroupAssociation,
     InterfaceTemplate,
+    InterfaceVDCAssignment,
     InventoryItem,
     Manufacturer,
     Module,
     ModuleBay,
     ModuleBayTemplate,
+    ModuleFamily,
     ModuleType,
     Platform,
     PowerFeed,
@@ -45,6 +48,7 @@ from inventory.dcim.models import (
     SoftwareImageFile,
     SoftwareVersion,
     VirtualChassis,
+    VirtualDeviceContext,
 )
 from inventory.extras.models import Role, Status
 from inventory.ipam.models import IPAddressToInterface, VRFDeviceAssignment
@@ -114,11 +118,20 @@ def build_dcim(s: str, owner, tenants, site, room, active, vrfs, vlans, addresse
         DeviceTypeToSoftwareImageFile.objects.create(device_type=leaf, software_image_file=images[0]),
         DeviceTypeToSoftwareImageFile.objects.create(device_type=chassis, software_image_file=images[1]),
     ]
+    module_families = [
+        ModuleFamily.objects.create(name=f"MPC{s}", description="line cards"),
+        ModuleFamily.objects.create(name=f"PSU{s}"),
+    ]
     module_types = [
-        ModuleType.objects.create(manufacturer=juniper, model=f"MPC7E{s}", part_number="MPC7E-MRATE"),
+        ModuleType.objects.create(
+            manufacturer=juniper,
+            model=f"MPC7E{s}",
+            part_number="MPC7E-MRATE",
+            module_family=module_families[0],
+        ),
         ModuleType.objects.create(manufacturer=acme, model=f"PSU-AC{s}"),
     ]
-    templates = build_templates(leaf, chassis, module_types[0])
+    templates = build_templates(leaf, chassis, module_types[0], module_families[0])
 
     rack_groups = [RackGroup.objects.create(name=f"row A{s}", location=site, description="cold aisle")]
     rack_groups.append(RackGroup.objects.create(name=f"row A cage{s}", location=room, parent=rack_groups[0]))
@@ -204,7 +217,7 @@ def build_dcim(s: str, owner, tenants, site, room, active, vrfs, vlans, addresse
         device=devices[1], name="xe-0/0/0", type="10gbase-x-sfpp", status=planned, enabled=False
     )
     vrf_devices = [
-        VRFDeviceAssignment.objects.create(vrf=vrfs[0], device=devices[0], rd="65000:100"),
+        VRFDeviceAssignment.objects.create(vrf=vrfs[0], device=devices[0], rd="65000:100", name="blue-leaf"),
         VRFDeviceAssignment.objects.create(vrf=vrfs[1], device=devices[1], name="red-vrf"),
     ]
     assignments = [
@@ -220,7 +233,7 @@ def build_dcim(s: str, owner, tenants, site, room, active, vrfs, vlans, addresse
     bay.installed_device = devices[2]
     bay.save()
     DeviceBay.objects.create(device=devices[1], name="slot 2", label="lower")
-    module_bay = ModuleBay.objects.get(parent_device=devices[1])
+    module_bay = ModuleBay.objects.get(parent_device=devices[1])  # takes MPC modules (its template's)
     modules = [
         Module.objects.create(
             module_type=module_types[0], parent_module_bay=module_bay, status=active, serial="M1"
@@ -231,6 +244,21 @@ def build_dcim(s: str, owner, tenants, site, room, active, vrfs, vlans, addresse
     ]
     items = [InventoryItem.objects.create(device=devices[0], name="PSU0", manufacturer=acme, part_id="PWR-1")]
     items.append(InventoryItem.objects.create(device=devices[0], name="fan0", parent=items[0], serial="F1"))
+    contexts = [
+        VirtualDeviceContext.objects.create(
+            name=f"vdc1{s}", device=devices[0], identifier=1, status=active, primary_ip4=addresses[0]
+        ),
+        VirtualDeviceContext.objects.create(
+            name=f"vdc2{s}", device=devices[0], status=planned, tenant=tenants[1], description="lab"
+        ),
+    ]
+    vdc_links = [
+        InterfaceVDCAssignment.objects.create(virtual_device_context=contexts[0], interface=interfaces[0]),
+        InterfaceVDCAssignment.objects.create(virtual_device_context=contexts[1], interface=interfaces[1]),
+    ]
+    vrf_devices.append(
+        VRFDeviceAssignment.objects.create(vrf=vrfs[1], virtual_device_context=contexts[0], name="red-vdc")
+    )
     irg = [
         InterfaceRedundancyGroup.objects.create(name=f"vrrp-10{s}", status=active, protocol="vrrp"),
         InterfaceRedundancyGroup.objects.create(
@@ -273,7 +301,10 @@ def build_dcim(s: str, owner, tenants, site, room, active, vrfs, vlans, addresse
         SoftwareVersion: versions,
         SoftwareImageFile: images,
         DeviceTypeToSoftwareImageFile: type_images,
+        ModuleFamily: module_families,
         ModuleType: module_types,
+        VirtualDeviceContext: contexts,
+        InterfaceVDCAssignment: vdc_links,
         RackGroup: rack_groups,
         Rack: racks,
         RackReservation: reservations,
@@ -301,7 +332,7 @@ def build_dcim(s: str, owner, tenants, site, room, active, vrfs, vlans, addresse
     }
 
 
-def build_templates(leaf, chassis, module_type) -> dict[type, list]:
+def build_templates(leaf, chassis, module_type, module_family) -> dict[type, list]:
     """Templates on two types (and a module type): the devices built from them get components."""
     rear = [
         RearPortTemplate.objects.create(device_type=leaf, name="rear1", type="8p8c", positions=2),
@@ -311,7 +342,9 @@ def build_templates(leaf, chassis, module_type) -> dict[type, list]:
         PowerPortTemplate.objects.create(
             device_type=leaf, name="PSU1", type="iec-60320-c14", maximum_draw=300
         ),
-        PowerPortTemplate.objects.create(device_type=chassis, name="PEM0", allocated_draw=1200),
+        PowerPortTemplate.objects.create(
+            device_type=chassis, name="PEM0", allocated_draw=1200, power_factor=Decimal("0.90")
+        ),
     ]
     return {
         InterfaceTemplate: [
@@ -358,7 +391,9 @@ def build_templates(leaf, chassis, module_type) -> dict[type, list]:
             DeviceBayTemplate.objects.create(device_type=chassis, name="slot 0", description="unused"),
         ],
         ModuleBayTemplate: [
-            ModuleBayTemplate.objects.create(device_type=chassis, name="FPC0", position="0"),
+            ModuleBayTemplate.objects.create(
+                device_type=chassis, name="FPC0", position="0", module_family=module_family
+            ),
             ModuleBayTemplate.objects.create(module_type=module_type, name="PIC0", position="0"),
         ],
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.contenttypes.models import ContentType
 
-from inventory.dcim.models import Device, Location
+from inventory.dcim.models import Device, DeviceRedundancyGroup, InterfaceRedundancyGroup, Location
 from inventory.extras.models import (
     ComputedField,
     ConfigContext,
@@ -162,7 +162,9 @@ def build_extras_data(s: str, sample: dict) -> dict[type, list]:
     ]
     groups = build_groups(s, sample)
     contexts[2].dynamic_groups.set([groups[DynamicGroup][0]])  # inactive: renders unchanged
-    secrets = build_secrets(s, devices)
+    secrets = build_secrets(
+        s, devices, (sample[DeviceRedundancyGroup][0], sample[InterfaceRedundancyGroup][1])
+    )
     return {
         **groups,
         **secrets,
@@ -213,7 +215,7 @@ def build_groups(s: str, sample: dict) -> dict[type, list]:
     }
 
 
-def build_secrets(s: str, devices) -> dict[type, list]:
+def build_secrets(s: str, devices, redundancy_groups) -> dict[type, list]:
     """Two secrets (one per provider), two groups, three associations; a device uses a group."""
     k = s.replace("-", "_")
     secrets = [
@@ -249,6 +251,9 @@ def build_secrets(s: str, devices) -> dict[type, list]:
     ]
     devices[0].secrets_group = groups[0]
     devices[0].save()
+    for group in redundancy_groups:
+        group.secrets_group = groups[0]
+        group.save()
     queries = [
         GraphQLQuery.objects.create(
             name=f"devices by location{s}",

@@ -268,6 +268,12 @@ FRESH = {
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
+    # A VRF is on one device, machine or context: a copy goes on a fresh device alone.
+    "ipam.VRFDeviceAssignment": lambda body, suffix: {
+        **body,
+        "virtual_machine": None,
+        "virtual_device_context": None,
+    },
 }
 
 

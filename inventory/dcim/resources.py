@@ -5,7 +5,6 @@ from functools import reduce
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import F, Q
 
-from queryengine.filters import parse_bool
 from queryengine.registry import (
     Computed,
     CustomFilter,
@@ -18,6 +17,7 @@ from queryengine.registry import (
 )
 
 from . import choices, graphql, terminations
+from .filters import compatible_with_bay, flag, members
 from .legacy import region_of, site_filters, site_of, within
 from .models import (
     Cable,
@@ -41,6 +41,7 @@ from .models import (
     InterfaceRedundancyGroup,
     InterfaceRedundancyGroupAssociation,
     InterfaceTemplate,
+    InterfaceVDCAssignment,
     InventoryItem,
     Location,
     LocationType,
@@ -48,6 +49,7 @@ from .models import (
     Module,
     ModuleBay,
     ModuleBayTemplate,
+    ModuleFamily,
     ModuleType,
     Platform,
     PowerFeed,
@@ -66,6 +68,7 @@ from .models import (
     SoftwareImageFile,
     SoftwareVersion,
     VirtualChassis,
+    VirtualDeviceContext,
 )
 from .models.cables import CABLE_ENDS, CableTermination
 from .models.cabletypes import END_FIELDS
@@ -111,16 +114,6 @@ def cabled(endpoint: bool = True, **declaration) -> dict:
             **declaration.get("filters", {}),
         },
     }
-
-
-def flag(build, oracle) -> CustomFilter:
-    """A true/false filter (`has_primary_ip=true`): `build(True)` matches the rows that have it."""
-    return CustomFilter(
-        lambda values: build(True) if values[-1] else ~build(True),
-        parse_bool,
-        lambda obj, values: oracle(obj) == values[-1],
-        ("true", "false"),
-    )
 
 
 CONNECTED = flag(
@@ -581,11 +574,31 @@ register(
 )
 register(
     Resource(
+        ModuleFamily,
+        "dcim/module-families",
+        counts={
+            "module_type_count": "dcim.ModuleType.module_family",
+            "module_bay_count": "dcim.ModuleBay.module_family",
+        },
+        search=("name", "description"),
+        filters={
+            "module_types": members("module_types", ModuleType, "model"),
+            "module_bay_id": members("module_bays", ModuleBay, None),
+        },
+    )
+)
+register(
+    Resource(
         ModuleType,
         "dcim/module-types",
         display=Display(("model",)),
         search=("model", "part_number", "comments"),
         natural_key="model",
+        read_only=("front_image", "rear_image"),
+        filters={
+            "compatible_with_module_bay": compatible_with_bay("module_family_id"),
+            "has_modules": flag(lambda _: Q(modules__isnull=False), lambda kind: kind.modules.exists()),
+        },
     )
 )
 register(
@@ -596,6 +609,8 @@ register(
             ("module_type__model", "serial"), lambda model, serial: f"{model} ({serial})" if serial else model
         ),
         search=("serial", "asset_tag"),
+        relations={"module_family": "module_type__module_family"},
+        filters={"compatible_with_module_bay": compatible_with_bay("module_type__module_family_id")},
         natural_key=None,
     )
 )
@@ -659,9 +674,14 @@ register(
     Resource(
         ModuleBay,
         "dcim/module-bays",
-        reverse_one=("installed_module",),
         search=("name", "label", "description", "position"),
-        relations={"location": "parent_device__location"},
+        # The installed module is not shown on a bay (the reference shows it on the module only).
+        relations={"location": "parent_device__location", "installed_module": "installed_module"},
+        filters={
+            "has_installed_module": flag(
+                lambda _: Q(installed_module__isnull=False), lambda bay: hasattr(bay, "installed_module")
+            )
+        },
         natural_key=None,
         changes_relate_to=("parent_device", "parent_module"),
     )
@@ -683,6 +703,38 @@ register(
         "dcim/interface-redundancy-groups",
         read_only=("interfaces",),
         legacy=Legacy(nested=("name", "protocol")),
+    )
+)
+register(
+    Resource(
+        VirtualDeviceContext,
+        "dcim/virtual-device-contexts",
+        search=("name", "device__name", "tenant__name"),
+        read_only=("interfaces",),
+        natural_key=None,  # names are unique only on one device
+        filters={
+            "has_primary_ip": flag(
+                lambda _: Q(primary_ip4__isnull=False) | Q(primary_ip6__isnull=False),
+                lambda vdc: vdc.primary_ip4_id is not None or vdc.primary_ip6_id is not None,
+            ),
+            "interfaces": members("interfaces", Interface, None),
+            "has_interfaces": flag(
+                lambda _: Q(interfaces__isnull=False), lambda vdc: vdc.interfaces.exists()
+            ),
+            "has_tenant": flag(lambda _: Q(tenant__isnull=False), lambda vdc: vdc.tenant_id is not None),
+        },
+    )
+)
+register(
+    Resource(
+        InterfaceVDCAssignment,
+        "dcim/interface-vdc-assignments",
+        display=Display(
+            ("virtual_device_context__name", "interface__name"), lambda vdc, interface: f"{vdc}: {interface}"
+        ),
+        search=("interface__name", "virtual_device_context__name"),
+        relations={"device": "interface__device"},
+        natural_key=None,
     )
 )
 register(

@@ -13,6 +13,7 @@ DCIM_MORE = (
     "dcim.softwareimagefile",
     "dcim.deviceredundancygroup",
     "dcim.interfaceredundancygroup",
+    "dcim.virtualdevicecontext",
 )
 STATUSES = [
     # name, color, description, models
@@ -64,7 +65,13 @@ STATUSES = [
         "Offline",
         "ffc107",
         "Unit is offline",
-        ("dcim.device", "dcim.powerfeed", "circuits.circuit", "virtualization.virtualmachine"),
+        (
+            "dcim.device",
+            "dcim.powerfeed",
+            "circuits.circuit",
+            "virtualization.virtualmachine",
+            "dcim.virtualdevicecontext",
+        ),
     ),
     (
         "Planned",
@@ -80,6 +87,7 @@ STATUSES = [
             "virtualization.vminterface",
             *DEVICE_LIKE,
             "dcim.module",
+            "dcim.virtualdevicecontext",
         ),
     ),
     ("Primary", "2196f3", "Unit is primary", ("extras.contactassociation",)),

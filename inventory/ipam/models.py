@@ -84,7 +84,25 @@ class VRF(NamespacedModel):
         "ipam.Prefix", through="ipam.VRFPrefixAssignment", related_name="assigned_vrfs", blank=True
     )
     devices = models.ManyToManyField(
-        "dcim.Device", through="ipam.VRFDeviceAssignment", related_name="vrfs", blank=True
+        "dcim.Device",
+        through="ipam.VRFDeviceAssignment",
+        through_fields=("vrf", "device"),
+        related_name="vrfs",
+        blank=True,
+    )
+    virtual_machines = models.ManyToManyField(
+        "virtualization.VirtualMachine",
+        through="ipam.VRFDeviceAssignment",
+        through_fields=("vrf", "virtual_machine"),
+        related_name="vrfs",
+        blank=True,
+    )
+    virtual_device_contexts = models.ManyToManyField(
+        "dcim.VirtualDeviceContext",
+        through="ipam.VRFDeviceAssignment",
+        through_fields=("vrf", "virtual_device_context"),
+        related_name="vrfs",
+        blank=True,
     )
 
     class Meta:
@@ -392,17 +410,64 @@ class VLANLocationAssignment(BaseModel):
 
 
 class VRFDeviceAssignment(BaseModel):
+    """A VRF on exactly one device, virtual machine or virtual device context."""
+
     vrf = models.ForeignKey(VRF, on_delete=models.CASCADE, related_name="device_assignments")
-    device = models.ForeignKey("dcim.Device", on_delete=models.CASCADE, related_name="vrf_assignments")
+    device = models.ForeignKey(
+        "dcim.Device", on_delete=models.CASCADE, null=True, blank=True, related_name="vrf_assignments"
+    )
+    virtual_machine = models.ForeignKey(
+        "virtualization.VirtualMachine",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="vrf_assignments",
+    )
+    virtual_device_context = models.ForeignKey(
+        "dcim.VirtualDeviceContext",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="vrf_assignments",
+    )
     rd = models.CharField(  # noqa: DJ001
         "route distinguisher", max_length=21, null=True, blank=True, help_text="Unique route distinguisher"
     )
     name = models.CharField(max_length=255, blank=True, help_text="The name of the VRF on the device")
 
     class Meta:
-        ordering = ["vrf", "device"]
+        ordering = ["vrf", "device", "virtual_machine", "virtual_device_context", "id"]
         verbose_name = "VRF-device assignment"
-        constraints = [models.UniqueConstraint(fields=["vrf", "device"], name="ipam_vrf_device_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["vrf", "device"], name="ipam_vrf_device_once"),
+            models.UniqueConstraint(fields=["vrf", "virtual_machine"], name="ipam_vrf_virtual_machine_once"),
+            models.UniqueConstraint(
+                fields=["vrf", "virtual_device_context"], name="ipam_vrf_virtual_device_context_once"
+            ),
+        ]
+
+    def clean(self):
+        super().clean()
+        # Unset, the route distinguisher and name are the VRF's own.
+        if not self.rd and self.vrf_id is not None:
+            self.rd = self.vrf.rd
+        if not self.name and self.vrf_id is not None:
+            self.name = self.vrf.name
+        ends = {
+            "a device": self.device_id,
+            "a virtual machine": self.virtual_machine_id,
+            "a virtual device context": self.virtual_device_context_id,
+        }
+        given = [noun for noun, pk in ends.items() if pk is not None]
+        if len(given) > 1:
+            raise ValidationError(
+                f"A VRFDeviceAssignment entry cannot be associated with both {given[0]} and {given[1]}."
+            )
+        if not given:
+            raise ValidationError(
+                "A VRFDeviceAssignment entry must be associated with a device, a virtual machine, "
+                "or a virtual device context."
+            )
 
 
 class IPAddressToInterface(BaseModel):

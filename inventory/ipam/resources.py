@@ -169,7 +169,7 @@ register(
     Resource(
         VRF,
         "ipam/vrfs",
-        read_only=("prefixes", "devices"),
+        read_only=("prefixes", "devices", "virtual_machines", "virtual_device_contexts"),
         search=("name", "rd", "description"),
         legacy=Legacy(nested=("name", "rd"), hidden=("namespace", "status")),
     )
@@ -335,8 +335,28 @@ register(
     Resource(
         VRFDeviceAssignment,
         "ipam/vrf-device-assignments",
-        display=Display(("vrf__name", "device__name"), lambda vrf, device: f"{vrf}: {device}"),
-        search=("name", "rd"),
+        display=Display(
+            (
+                "vrf__namespace__name",
+                "vrf__name",
+                "device__name",
+                "virtual_machine__name",
+                "virtual_device_context__name",
+                "rd",
+                "name",
+            ),
+            lambda namespace, vrf, device, machine, context, rd, name: (
+                f"{namespace}: ({vrf}) [{device or machine or context}] (rd: {rd}, name: {name})"
+            ),
+        ),
+        search=(
+            "name",
+            "rd",
+            "vrf__name",
+            "device__name",
+            "virtual_machine__name",
+            "virtual_device_context__name",
+        ),
         natural_key=None,
     )
 )

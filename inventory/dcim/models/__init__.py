@@ -15,6 +15,7 @@ from .components import (
     PowerPort,
     RearPort,
 )
+from .contexts import InterfaceVDCAssignment, VirtualDeviceContext
 from .devices import (
     Device,
     DeviceClusterAssignment,
@@ -24,6 +25,7 @@ from .devices import (
     DeviceTypeToSoftwareImageFile,
     Manufacturer,
     Module,
+    ModuleFamily,
     ModuleType,
     Platform,
     SoftwareImageFile,
@@ -70,6 +72,7 @@ __all__ = [
     "InterfaceRedundancyGroup",
     "InterfaceRedundancyGroupAssociation",
     "InterfaceTemplate",
+    "InterfaceVDCAssignment",
     "InventoryItem",
     "Location",
     "LocationType",
@@ -77,6 +80,7 @@ __all__ = [
     "Module",
     "ModuleBay",
     "ModuleBayTemplate",
+    "ModuleFamily",
     "ModuleType",
     "Platform",
     "PowerFeed",
@@ -95,4 +99,5 @@ __all__ = [
     "SoftwareImageFile",
     "SoftwareVersion",
     "VirtualChassis",
+    "VirtualDeviceContext",
 ]

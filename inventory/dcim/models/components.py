@@ -1,10 +1,12 @@
 """Components of devices and modules: ports, interfaces, bays, inventory items, redundancy groups."""
 
+from decimal import Decimal
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from inventory.base import BaseModel, PrimaryModel, TreeModel
+from inventory.base import BaseModel, PrimaryModel, TextDecimalField, TreeModel
 
 from .. import choices
 from ..naming import naturalize
@@ -111,6 +113,18 @@ def clean_draw(port) -> None:
         )
 
 
+def power_factor_field() -> TextDecimalField:
+    """A power port's (or its template's) factor between watts and volt-amps."""
+    return TextDecimalField(
+        max_digits=4,
+        decimal_places=2,
+        default=Decimal("0.95"),
+        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(Decimal("1.00"))],
+        help_text="Power factor (0.01-1.00) for converting between watts (W) and volt-amps (VA). "
+        "Defaults to 0.95.",
+    )
+
+
 def _unique_per_owner(name: str, device="device", module="module"):
     return [
         models.UniqueConstraint(fields=[device, "name"], name=f"dcim_{name}_device_name"),
@@ -140,6 +154,7 @@ class PowerPort(PathEndpoint, CableTermination, ComponentModel):
     allocated_draw = models.PositiveSmallIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)], help_text="Allocated power draw (watts)"
     )
+    power_factor = power_factor_field()
 
     class Meta(ComponentModel.Meta):
         constraints = _unique_per_owner("powerport")
@@ -318,6 +333,18 @@ class ModuleBay(NaturallyOrdered, PrimaryModel):
     )
     label = models.CharField(max_length=255, blank=True, help_text="Physical label")
     description = models.CharField(max_length=255, blank=True)
+    module_family = models.ForeignKey(
+        "dcim.ModuleFamily",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="module_bays",
+        help_text="Module family that can be installed in this bay",
+    )
+    requires_first_party_modules = models.BooleanField(
+        default=False,
+        help_text="This bay will only accept modules from the same manufacturer as the parent device or module",
+    )
 
     class Meta:
         ordering = ["parent_device", "parent_module", "_name", "id"]
@@ -412,6 +439,13 @@ class InterfaceRedundancyGroup(PrimaryModel):
     virtual_ip = models.ForeignKey(
         "ipam.IPAddress",
         on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="interface_redundancy_groups",
+    )
+    secrets_group = models.ForeignKey(
+        "extras.SecretsGroup",
+        on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="interface_redundancy_groups",

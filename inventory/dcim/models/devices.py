@@ -238,15 +238,43 @@ class DeviceRedundancyGroup(SlugModel, PrimaryModel):
     description = models.CharField(max_length=255, blank=True)
     failover_strategy = models.CharField(max_length=50, choices=choices.FAILOVER_STRATEGIES[1:], blank=True)
     comments = models.TextField(blank=True)
+    secrets_group = models.ForeignKey(
+        "extras.SecretsGroup",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        default=None,
+        related_name="device_redundancy_groups",
+    )
 
     class Meta:
         ordering = ["name"]
 
 
+class ModuleFamily(PrimaryModel):
+    """A class of module types: a module bay of a family takes modules of that family only."""
+
+    name = models.CharField(max_length=255, unique=True)
+    description = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "module families"
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class ModuleType(PrimaryModel):
     manufacturer = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="module_types")
+    module_family = models.ForeignKey(
+        ModuleFamily, on_delete=models.PROTECT, null=True, blank=True, related_name="module_types"
+    )
     model = models.CharField(max_length=255)
     part_number = models.CharField(max_length=255, blank=True, help_text="Discrete part number (optional)")
+    # Images are not stored here: shown as null, as a type without images is.
+    front_image = models.CharField(max_length=255, null=True, blank=True, editable=False)  # noqa: DJ001
+    rear_image = models.CharField(max_length=255, null=True, blank=True, editable=False)  # noqa: DJ001
     comments = models.TextField(blank=True)
 
     class Meta:
@@ -627,6 +655,8 @@ class Module(BuiltFromTemplates, PrimaryModel):
             raise ValidationError("Only one of location or parent_module_bay must be set")
         if self.location_id is not None:
             self.location.check_admits(Module)
+        if self.parent_module_bay_id is not None and self.module_type_id is not None:
+            self.check_fits(self.parent_module_bay)
         # A new module has no bays yet: nothing stored can sit below it.
         bay = None if self._state.adding else self.parent_module_bay
         seen = {self.pk}
@@ -635,6 +665,42 @@ class Module(BuiltFromTemplates, PrimaryModel):
                 raise ValidationError("Creating this instance would cause an infinite loop.")
             seen.add(bay.parent_module_id)
             bay = bay.parent_module.parent_module_bay
+
+    def check_fits(self, bay) -> None:
+        """A bay of a module family takes module types of that family only, and a bay requiring
+        first-party modules those of its device's (or module's) manufacturer."""
+        kind = self.module_type
+        if bay.module_family_id is not None and kind.module_family_id != bay.module_family_id:
+            found = (
+                "not assigned to a family"
+                if kind.module_family_id is None
+                else f"in the family {kind.module_family.name}"
+            )
+            raise ValidationError(
+                {
+                    "module_type": [
+                        f"The selected module bay requires a module type in the family "
+                        f"{bay.module_family.name}, but the selected module type is {found}."
+                    ]
+                }
+            )
+        if not bay.requires_first_party_modules:
+            return
+        if bay.parent_device_id is not None:
+            maker = bay.parent_device.device_type.manufacturer_id
+        elif bay.parent_module_id is not None:
+            maker = bay.parent_module.module_type.manufacturer_id
+        else:
+            maker = None
+        if maker is not None and kind.manufacturer_id != maker:
+            raise ValidationError(
+                {
+                    "module_type": [
+                        "The selected module bay requires a module type from the same manufacturer as the "
+                        "parent device or module"
+                    ]
+                }
+            )
 
     @property
     def device(self):

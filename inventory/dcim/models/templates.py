@@ -14,7 +14,7 @@ from django.db import models
 from inventory.base import OrganizationalModel, ValueChoiceField
 
 from .. import choices
-from .components import NaturallyOrdered, clean_draw
+from .components import NaturallyOrdered, clean_draw, power_factor_field
 
 
 class ComponentTemplate(NaturallyOrdered, OrganizationalModel):
@@ -96,7 +96,8 @@ class PowerPortTemplate(ComponentTemplate):
     allocated_draw = models.PositiveSmallIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)], help_text="Allocated power draw (watts)"
     )
-    component, copied = "PowerPort", ("type", "maximum_draw", "allocated_draw")
+    power_factor = power_factor_field()
+    component, copied = "PowerPort", ("type", "maximum_draw", "allocated_draw", "power_factor")
 
     class Meta(ComponentTemplate.Meta):
         constraints = _unique_per_type("powerporttemplate")
@@ -249,7 +250,19 @@ class ModuleBayTemplate(ComponentTemplate):
     position = models.CharField(
         max_length=255, blank=True, help_text="The position of the module bay within the parent device/module"
     )
-    component, copied = "ModuleBay", ("position",)
+    module_family = models.ForeignKey(
+        "dcim.ModuleFamily",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="module_bay_templates",
+        help_text="Module family that can be installed in this bay. Leave blank for no restriction.",
+    )
+    requires_first_party_modules = models.BooleanField(
+        default=False,
+        help_text="This bay will only accept modules from the same manufacturer as the parent device or module",
+    )
+    component, copied = "ModuleBay", ("position", "module_family_id", "requires_first_party_modules")
 
     class Meta(ComponentTemplate.Meta):
         constraints = _unique_per_type("modulebaytemplate")
