@@ -90,6 +90,20 @@ class TestModuleFamilies:
         assert "installed_module" not in bay and bay["requires_first_party_modules"] is False
         assert names(api, "/api/dcim/module-bays/", {"has_installed_module": "true"}) == ["FPC0"]
 
+    def test_labels_name_where_modules_sit(self, api, sample):
+        """As the reference's: a type by maker and model, a module and a bay by their place."""
+        assert names(api, "/api/dcim/module-types/", {"model": "MPC7E"}, "display") == ["juniper MPC7E"]
+        assert names(api, "/api/dcim/modules/", {}, "display") == [
+            "MPC7E installed in core1",
+            "PSU-AC (Asset Tag: PSU-9) at location AMS1",
+        ]
+        assert names(api, "/api/dcim/module-bays/", {}, "display") == [
+            "MPC7E installed in core1 (PIC0)",
+            "core1 (FPC0)",
+        ]
+        module = api.json("/api/dcim/modules/", {"serial": "M1", "depth": 1})["results"][0]
+        assert module["parent_module_bay"]["display"] == "core1 (FPC0)"
+
     def test_a_bay_takes_modules_of_its_family_only(self, api, sample):
         core = Device.objects.get(name="core1")
         bay = ModuleBay.objects.create(

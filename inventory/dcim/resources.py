@@ -18,6 +18,7 @@ from queryengine.registry import (
 
 from . import choices, graphql, terminations
 from .filters import compatible_with_bay, flag, members
+from .labels import device_display, module_bay_labels, module_labels
 from .legacy import region_of, site_filters, site_of, within
 from .models import (
     Cable,
@@ -248,10 +249,6 @@ def primary_ips(ids) -> dict[str, str]:
 
 
 PRIMARY_IP = Derived("ipam.IPAddress", "id", primary_ips)
-
-
-def device_display(name, manufacturer, model, pk) -> str:
-    return name or f"{manufacturer} {model} ({pk})"
 
 
 register(Resource(LocationType, "dcim/location-types", legacy=Legacy(nested=("name", "slug", "tree_depth"))))
@@ -591,7 +588,7 @@ register(
     Resource(
         ModuleType,
         "dcim/module-types",
-        display=Display(("model",)),
+        display=Display(("manufacturer__name", "model"), lambda maker, model: f"{maker} {model}"),
         search=("model", "part_number", "comments"),
         natural_key="model",
         read_only=("front_image", "rear_image"),
@@ -605,9 +602,7 @@ register(
     Resource(
         Module,
         "dcim/modules",
-        display=Display(
-            ("module_type__model", "serial"), lambda model, serial: f"{model} ({serial})" if serial else model
-        ),
+        display=Display((), load=module_labels),
         search=("serial", "asset_tag"),
         relations={"module_family": "module_type__module_family"},
         filters={"compatible_with_module_bay": compatible_with_bay("module_type__module_family_id")},
@@ -674,6 +669,7 @@ register(
     Resource(
         ModuleBay,
         "dcim/module-bays",
+        display=Display((), load=module_bay_labels),
         search=("name", "label", "description", "position"),
         # The installed module is not shown on a bay (the reference shows it on the module only).
         relations={"location": "parent_device__location", "installed_module": "installed_module"},
