@@ -203,6 +203,12 @@ class TestVRFAssignments:
         assert [r["name"] for r in rows] == ["red-vdc"]
         assert len(api.json(VRF_ASSIGNMENTS, {"virtual_machine__isnull": "true"})["results"]) == 3
 
+    def test_vrfs_filtered_by_where_they_are(self, api, sample):
+        assert names(api, "/api/ipam/vrfs/", {"device": "leaf1"}) == ["blue"]
+        assert names(api, "/api/ipam/vrfs/", {"virtual_machines": "web01"}) == ["blue"]
+        assert names(api, "/api/ipam/vrfs/", {"virtual_device_contexts": "vdc1"}) == ["red"]
+        assert api.get("/api/ipam/vrfs/", {"virtual_machines": "nowhere"}).status_code == 400
+
     def test_exactly_one_of_device_machine_or_context(self, api, sample):
         vrf = VRF.objects.get(name="red")
         machine = VirtualMachine.objects.get(name="web01")

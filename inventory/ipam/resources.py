@@ -2,7 +2,10 @@ import uuid
 
 from django.db.models import Q
 
+from inventory.dcim.filters import members
 from inventory.dcim.legacy import site_filters, site_of
+from inventory.dcim.models import Device, VirtualDeviceContext
+from inventory.virtualization.models import VirtualMachine
 from queryengine.filters import parse_uuid
 from queryengine.registry import Computed, CustomFilter, Display, Legacy, Resource, extend_graphql, register
 
@@ -170,6 +173,11 @@ register(
         VRF,
         "ipam/vrfs",
         read_only=("prefixes", "devices", "virtual_machines", "virtual_device_contexts"),
+        filters={
+            "device": members("devices", Device),
+            "virtual_machines": members("virtual_machines", VirtualMachine),
+            "virtual_device_contexts": members("virtual_device_contexts", VirtualDeviceContext),
+        },
         search=("name", "rd", "description"),
         legacy=Legacy(nested=("name", "rd"), hidden=("namespace", "status")),
     )
