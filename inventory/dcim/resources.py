@@ -42,7 +42,6 @@ from .models import (
     InterfaceRedundancyGroup,
     InterfaceRedundancyGroupAssociation,
     InterfaceTemplate,
-    InterfaceVDCAssignment,
     InventoryItem,
     Location,
     LocationType,
@@ -69,7 +68,6 @@ from .models import (
     SoftwareImageFile,
     SoftwareVersion,
     VirtualChassis,
-    VirtualDeviceContext,
 )
 from .models.cables import CABLE_ENDS, CableTermination
 from .models.cabletypes import END_FIELDS
@@ -703,38 +701,6 @@ register(
 )
 register(
     Resource(
-        VirtualDeviceContext,
-        "dcim/virtual-device-contexts",
-        search=("name", "device__name", "tenant__name"),
-        read_only=("interfaces",),
-        natural_key=None,  # names are unique only on one device
-        filters={
-            "has_primary_ip": flag(
-                lambda _: Q(primary_ip4__isnull=False) | Q(primary_ip6__isnull=False),
-                lambda vdc: vdc.primary_ip4_id is not None or vdc.primary_ip6_id is not None,
-            ),
-            "interfaces": members("interfaces", Interface, None),
-            "has_interfaces": flag(
-                lambda _: Q(interfaces__isnull=False), lambda vdc: vdc.interfaces.exists()
-            ),
-            "has_tenant": flag(lambda _: Q(tenant__isnull=False), lambda vdc: vdc.tenant_id is not None),
-        },
-    )
-)
-register(
-    Resource(
-        InterfaceVDCAssignment,
-        "dcim/interface-vdc-assignments",
-        display=Display(
-            ("virtual_device_context__name", "interface__name"), lambda vdc, interface: f"{vdc}: {interface}"
-        ),
-        search=("interface__name", "virtual_device_context__name"),
-        relations={"device": "interface__device"},
-        natural_key=None,
-    )
-)
-register(
-    Resource(
         InterfaceRedundancyGroupAssociation,
         "dcim/interface-redundancy-group-associations",
         display=Display(
@@ -831,3 +797,5 @@ register(
 )
 
 extend_graphql(query=graphql.query_fields)
+
+from . import contextresources  # noqa: E402,F401  (virtual device contexts register there)
