@@ -227,6 +227,7 @@ INSTALLED_APPS = [
     "inventory.dcim",
     "inventory.ipam",
     "inventory.circuits",
+    "inventory.cloud",
     "inventory.virtualization",
     "rest",
     "web.apps.WebConfig",

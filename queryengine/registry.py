@@ -330,13 +330,14 @@ class Resource:
     @cached_property
     def is_tree(self) -> bool:
         """Objects in a named tree (their display a path of names) through a `parent` pointing
-        at their own model; a prefix's parent makes no such tree."""
+        at their own model, with a tree's reading of ancestors; a prefix's parent makes no such
+        tree, nor does a cloud network's single level of children."""
         try:
             parent = self.model._meta.get_field("parent")
             self.model._meta.get_field("name")
         except Exception:
             return False
-        return parent.many_to_one and parent.related_model is self.model
+        return parent.many_to_one and parent.related_model is self.model and hasattr(self.model, "ancestors")
 
     @cached_property
     def fields(self) -> list[FieldSpec]:

@@ -8,8 +8,8 @@ from decimal import Decimal
 from django.contrib.contenttypes.models import ContentType
 from django.utils import timezone
 
-from inventory.dcim.models import Device, Location, LocationType
-from inventory.extras.models import CustomField, CustomFieldChoice, Note, Role, Status, Tag
+from inventory.dcim.models import Device, Location, LocationType, Manufacturer
+from inventory.extras.models import CustomField, CustomFieldChoice, Note, Role, SecretsGroup, Status, Tag
 from inventory.ipam.models import (
     RIR,
     VLAN,
@@ -28,6 +28,7 @@ from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Group, ObjectPermission, Token, User, generate_key
 
 from .circuits_vm_sample import build_circuits_and_vms
+from .cloud_sample import build_cloud
 from .contacts_sample import build_contacts
 from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
@@ -170,12 +171,14 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     custom = build_custom_fields(s, dcim[Device][0])
     extras = build_extras_data(s, {**more, **dcim, Tenant: tenants})
     contacts = build_contacts(s, {**dcim, Tenant: tenants})
+    cloud = build_cloud(s, dcim[Manufacturer], extras[SecretsGroup], ipam[Prefix])
     jobs = build_jobs(s, owner, tenants)
     return {
         **build_changes(s, owner, tenants),
         **build_webhooks(s),
         **jobs,
         **contacts,
+        **cloud,
         **more,
         **ipam,
         **dcim,

@@ -255,6 +255,19 @@ def value_at(obj, path: str):
     return obj
 
 
+def related_at(obj, path: str) -> list:
+    """The objects at the end of a path of relations, to-many ones included (a cloud network's
+    services)."""
+    found = [obj]
+    for part in path.split("__"):
+        step = []
+        for item in found:
+            value = getattr(item, part, None)
+            step.extend(value.all() if hasattr(value, "all") else [] if value is None else [value])
+        found = step
+    return found
+
+
 def label(ct) -> str:
     return f"{ct.app_label}.{ct.model}"
 
@@ -289,7 +302,10 @@ def sample_values(flt: Filter, resource, objects) -> list:
     spec = next((f for f in resource.fields if f.name == flt.path), None)
     if spec is not None and spec.kind == CONTENT_TYPES:
         return ["dcim.location"]
-    present = [value_at(o, flt.path) for o in objects if value_at(o, flt.path) not in (None, "")]
+    if flt.kind == "related" and flt.lookup != "isnull":
+        present = [t for o in objects for t in related_at(o, flt.path)]
+    else:
+        present = [value_at(o, flt.path) for o in objects if value_at(o, flt.path) not in (None, "")]
     if not present:
         return []
     if flt.kind == "related":
@@ -343,7 +359,11 @@ def matches(flt: Filter, resource, obj, raw) -> bool:
     if spec is not None and spec.kind == CONTENT_TYPES:
         return bool({label(ct) for ct in actual.all()} & set(values))
     if flt.kind == "related":
-        hit = actual is not None and any(v in (str(actual.pk), getattr(actual, "name", None)) for v in values)
+        hit = any(
+            v in (str(target.pk), getattr(target, "name", None))
+            for target in related_at(obj, flt.path)
+            for v in values
+        )
     elif hasattr(actual, "app_label"):
         hit = label(actual) in values
     else:

@@ -36,12 +36,12 @@ class TestCircuits:
         assert send(api, "delete", f"{TERMINATIONS}{z['id']}/") == (204, None)
         assert api.json(f"/api/circuits/circuits/{circuit.pk}/")["circuit_termination_z"] is None
 
-    def test_termination_attaches_to_a_location_or_a_provider_network(self, api, sample):
+    def test_termination_attaches_to_a_location_a_provider_network_or_a_cloud_network(self, api, sample):
         circuit = Circuit.objects.get(cid="LUM-77")
         status, errors = send(api, "post", TERMINATIONS, {"circuit": str(circuit.pk), "term_side": "Z"})
         assert status == 400 and errors == {
             "non_field_errors": [
-                "A circuit termination must attach to either a location or a provider network."
+                "A circuit termination must attach to a location, a provider network or a cloud network."
             ]
         }
         status, errors = send(

@@ -105,6 +105,13 @@ class CircuitTermination(PathEndpoint, CableTermination, PrimaryModel):
     provider_network = models.ForeignKey(
         ProviderNetwork, on_delete=models.PROTECT, null=True, blank=True, related_name="circuit_terminations"
     )
+    cloud_network = models.ForeignKey(
+        "cloud.CloudNetwork",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="circuit_terminations",
+    )
     port_speed = models.PositiveIntegerField(null=True, blank=True, verbose_name="Port speed (Kbps)")
     upstream_speed = models.PositiveIntegerField(
         null=True,
@@ -125,19 +132,26 @@ class CircuitTermination(PathEndpoint, CableTermination, PrimaryModel):
         ]
 
     def __str__(self) -> str:
-        where = self.location or self.provider_network
+        where = self.location or self.provider_network or self.cloud_network
         return f"Termination {self.term_side}: {where}" if where else f"Termination {self.term_side}"
 
     def clean(self):
         super().clean()
-        if self.location_id and self.provider_network_id:
+        if not (self.location_id or self.provider_network_id or self.cloud_network_id):
             raise ValidationError(
-                "A circuit termination cannot attach to both a location and a provider network."
+                "A circuit termination must attach to a location, a provider network or a cloud network."
             )
-        if not self.location_id and not self.provider_network_id:
-            raise ValidationError(
-                "A circuit termination must attach to either a location or a provider network."
-            )
+        for first, second in (
+            ("location", "provider network"),
+            ("location", "cloud network"),
+            ("provider network", "cloud network"),
+        ):
+            if getattr(self, f"{first.replace(' ', '_')}_id") and getattr(
+                self, f"{second.replace(' ', '_')}_id"
+            ):
+                raise ValidationError(
+                    f"A circuit termination cannot attach to both a {first} and a {second}."
+                )
         if not self._state.adding:
             before = CircuitTermination.objects.filter(pk=self.pk).values_list("circuit", "term_side").first()
             if before and before[0] != self.circuit_id:

@@ -45,8 +45,8 @@ register(
         CircuitTermination,
         "circuits/circuit-terminations",
         display=Display(
-            ("term_side", "location__name", "provider_network__name"),
-            lambda side, location, network: f"Termination {side}: {location or network}",
+            ("term_side", "location__name", "provider_network__name", "cloud_network__name"),
+            lambda side, location, network, cloud: f"Termination {side}: {location or network or cloud}",
         ),
         **cabled(
             search=("xconnect_id", "pp_info", "description"),

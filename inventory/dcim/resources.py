@@ -343,7 +343,7 @@ register(
         Manufacturer,
         "dcim/manufacturers",
         counts={
-            "cloud_account_count": "cloud.CloudAccount.manufacturer",
+            "cloud_account_count": "cloud.CloudAccount.provider",
             "device_type_count": "dcim.DeviceType.manufacturer",
             "inventory_item_count": "dcim.InventoryItem.manufacturer",
             "platform_count": "dcim.Platform.manufacturer",
