@@ -23,6 +23,7 @@ from functools import partial
 
 import orjson
 import psycopg
+from django.core.exceptions import FieldDoesNotExist
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.models import F, TextField
 from django.db.models.functions import Cast
@@ -306,7 +307,7 @@ class ObjectPlan:
         if spec.kind == INCLUDED:
             return self.included_field(text, spec, node)
         if spec.kind == COMPUTED:
-            columns = ", ".join(self.col(c) for c in spec.computed.columns)
+            columns = ", ".join(self.computed_column(c) for c in spec.computed.columns)
             return self.value(text, f"{self.constant(spec.computed.render)}({columns})")
         if spec.kind == FOREIGN_KEY:
             id_path = spec.columns[0] if spec.columns else f"{name}_id"  # a reverse one-to-one joins
@@ -422,6 +423,21 @@ class ObjectPlan:
         if converter is None:
             return self.value(text, column)
         return text.py(f"(b'null' if {column} is None else _text({self.constant(converter)}({column})))")
+
+    def computed_column(self, path: str) -> str:
+        """Python code reading a column a computed value is rendered from, as the model holds it:
+        a JSON column is read as text and decoded, alike on every database and cursor format."""
+        model, *steps = self.resource.model, *path.split("__")
+        try:
+            for step in steps[:-1]:
+                model = model._meta.get_field(step).related_model
+            is_json = isinstance(model._meta.get_field(steps[-1]), models.JSONField)
+        except FieldDoesNotExist:  # `pk` and the like
+            is_json = False
+        if not is_json:
+            return self.col(path)
+        column = self.col(f"_doc_{path}", Cast(F(path), TextField()))
+        return f"(None if {column} is None else _json_loads({column}))"
 
     def json_column(self, text: JsonText, path: str) -> None:
         """A JSON column read as text; Python re-encodes it compactly (orjson, no spaces)."""

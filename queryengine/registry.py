@@ -275,6 +275,9 @@ class Resource:
     # API versions the routes answer: (first, last); None: every version. Sites and regions are
     # 1.x views of locations: ("1.2", "1.4").
     versions: tuple[str, str] | None = None
+    # False: a tree whose objects do not show their `tree_depth` (controller managed device
+    # groups, as the reference's serializer leaves it out); GraphQL still answers it.
+    shows_tree_depth: bool = True
 
     @property
     def integer_pk(self) -> bool:
@@ -438,7 +441,7 @@ class Resource:
     @property
     def derived(self) -> list[str]:
         """Read-only values computed in SQL, shown at the top level only (spec §4.6)."""
-        return (["tree_depth"] if self.is_tree else []) + list(self.counts)
+        return (["tree_depth"] if self.is_tree and self.shows_tree_depth else []) + list(self.counts)
 
     def count_source(self, name: str) -> tuple[type[models.Model], str] | None:
         app_label, model_name, fk = self.counts[name].split(".")

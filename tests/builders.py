@@ -30,6 +30,7 @@ from inventory.users.models import Group, ObjectPermission, Token, User, generat
 from .circuits_vm_sample import build_circuits_and_vms
 from .cloud_sample import build_cloud
 from .contacts_sample import build_contacts
+from .controllers_sample import build_controllers
 from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .jobs_sample import build_jobs
@@ -172,6 +173,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     extras = build_extras_data(s, {**more, **dcim, Tenant: tenants})
     contacts = build_contacts(s, {**dcim, Tenant: tenants})
     cloud = build_cloud(s, dcim[Manufacturer], extras[SecretsGroup], ipam[Prefix])
+    controllers = build_controllers(s, {**dcim, **extras, Tenant: tenants})
     jobs = build_jobs(s, owner, tenants)
     return {
         **build_changes(s, owner, tenants),
@@ -184,6 +186,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         **dcim,
         **custom,
         **extras,
+        **controllers,
         Tag: tags,
         Role: roles,
         Status: statuses,

@@ -125,28 +125,3 @@ def test_a_change_record_nests_its_object_by_depth(api, sample):
     assert api.client.delete(f"/api/tenancy/tenants/{tenant['id']}/").status_code == 204
     gone = api.json(records, {"changed_object_id": tenant["id"], "depth": 1})["results"]
     assert {r["changed_object"] is None for r in gone} == {True}
-
-
-def test_a_chassis_master_lists_every_member_interface(api, sample):
-    master = Device.objects.get(name="leaf1")
-    member = Device.objects.create(
-        name="leaf1-member",
-        device_type=master.device_type,
-        role=master.role,
-        status=master.status,
-        location=master.location,
-        virtual_chassis=master.virtual_chassis,
-        vc_position=2,
-    )
-    member.interfaces.create(name="member-eth9", type="1000base-t", status=master.status)
-    own = {str(pk) for pk in master.interfaces.values_list("pk", flat=True)}
-    members = {str(pk) for pk in member.interfaces.values_list("pk", flat=True)}
-    for value in (master.name, str(master.pk)):
-        for name in ("device", "device_id"):
-            found = api.json("/api/dcim/interfaces/", {name: value, "limit": 0})["results"]
-            assert {i["id"] for i in found} == own | members, (name, value)
-    found = api.json("/api/dcim/interfaces/", {"device": member.name, "limit": 0})["results"]
-    assert {i["id"] for i in found} == members  # a member lists only its own
-    assert api.json("/api/dcim/interfaces/", {"device": "no-such-device"}, status=400) == {
-        "device": ["Select a valid choice. no-such-device is not one of the available choices."]
-    }

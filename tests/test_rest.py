@@ -37,7 +37,7 @@ def test_app_root_lists_its_endpoints(api):
     assert body["location-types"] == "http://testserver/api/dcim/location-types/"
     assert body["devices"] == "http://testserver/api/dcim/devices/"
     assert body["cable-types"] == "http://testserver/api/dcim/cable-types/"
-    assert list(body) == sorted(body) and len(body) == 51  # 47 models, 3 connection lists, connected-device
+    assert list(body) == sorted(body) and len(body) == 53  # 49 models, 3 connection lists, connected-device
 
 
 def test_status(api):

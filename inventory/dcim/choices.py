@@ -524,6 +524,8 @@ HASHING_ALGORITHMS = (
     ("blake2", "BLAKE2"),
     ("blake3", "BLAKE3"),
 )
+# What a controller or its device groups can do (the reference enhances views by them).
+CONTROLLER_CAPABILITIES = (("wireless", "Wireless"),)
 CABLE_TYPES = (
     ("cat3", "CAT3"),
     ("cat5", "CAT5"),

@@ -28,6 +28,8 @@ from .models import (
     ConsolePortTemplate,
     ConsoleServerPort,
     ConsoleServerPortTemplate,
+    Controller,
+    ControllerManagedDeviceGroup,
     Device,
     DeviceBay,
     DeviceBayTemplate,
@@ -71,6 +73,7 @@ from .models import (
 )
 from .models.cables import CABLE_ENDS, CableTermination
 from .models.cabletypes import END_FIELDS
+from .models.controllers import CAPABILITY_LABELS, capabilities_shown, write_capabilities
 from .models.interfaces import VIRTUAL_INTERFACE_TYPES
 from .models.locations import REGION, SITE, view_type
 from .models.paths import ENDPOINT_TYPES
@@ -150,49 +153,6 @@ KIND = CustomFilter(
     parse_kind,
     lambda interface, kinds: interface_kind(interface) in kinds,
     ("physical", "virtual", ["physical", "virtual"]),
-)
-
-
-def devices_named(value: str) -> list:
-    """The devices a filter value names, by id or name (a 400 naming the value if none)."""
-    try:
-        found = Device.objects.filter(pk=uuid.UUID(value))
-    except ValueError:
-        found = Device.objects.filter(name=value)
-    pks = list(found.values_list("pk", flat=True))
-    if not pks:
-        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
-    return pks
-
-
-def with_chassis_members(pks) -> Q:
-    """A device's interfaces, and for a virtual chassis' master every member's, as the
-    reference's interface filters take a device."""
-    return Q(device__in=pks) | Q(device__virtual_chassis__master__in=pks)
-
-
-def interface_on_devices(interface, groups) -> bool:
-    pks = {pk for group in groups for pk in group}
-    device = interface.device
-    chassis = device.virtual_chassis if device is not None else None
-    return device is not None and (device.pk in pks or chassis is not None and chassis.master_id in pks)
-
-
-def chassis_masters_first(interfaces) -> list:
-    """Sample values: a virtual chassis master's id and name (when the sample has one) and
-    another device's name."""
-    devices = sorted(
-        {i.device for i in interfaces if i.device is not None},
-        key=lambda d: (d.virtual_chassis is None or d.virtual_chassis.master_id != d.pk, d.name),
-    )
-    return [str(devices[0].pk), devices[0].name, devices[-1].name] if devices else []
-
-
-INTERFACE_DEVICE = CustomFilter(
-    lambda groups: with_chassis_members([pk for group in groups for pk in group]),
-    devices_named,
-    interface_on_devices,
-    chassis_masters_first,
 )
 
 
@@ -514,6 +474,7 @@ register(
         relations={
             "manufacturer": "device_type__manufacturer",
             "device_family": "device_type__device_family",
+            "controller": "controller_managed_device_group__controller",
         },
         legacy=Legacy(
             nested=("name",),
@@ -565,6 +526,41 @@ register(
         "dcim/device-redundancy-groups",
         search=("name", "description", "comments"),
         legacy=Legacy(nested=("name", "slug", "failover_strategy")),
+    )
+)
+
+
+def parse_capability(value: str) -> str:
+    if value not in CAPABILITY_LABELS:
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    return value
+
+
+# A controller's (or group's) capabilities: a list of choices, shown as {value, label} each.
+CAPABILITIES = {
+    "hidden": ("capabilities",),
+    "computed": {
+        "capabilities": Computed(
+            ("capabilities",), capabilities_shown, output="object", write=write_capabilities
+        )
+    },
+    "filters": {
+        "capabilities": CustomFilter(
+            lambda values: reduce(operator.or_, (Q(capabilities__icontains=f'"{v}"') for v in values)),
+            parse_capability,
+            lambda obj, values: any(v in (obj.capabilities or []) for v in values),
+            tuple(CAPABILITY_LABELS),
+        )
+    },
+}
+register(Resource(Controller, "dcim/controllers", **CAPABILITIES))
+register(
+    Resource(
+        ControllerManagedDeviceGroup,
+        "dcim/controller-managed-device-groups",
+        search=("name",),
+        shows_tree_depth=False,
+        **CAPABILITIES,
     )
 )
 register(
@@ -647,7 +643,7 @@ register(
         Interface,
         "dcim/interfaces",
         **cabled(
-            filters={"kind": KIND, "device": INTERFACE_DEVICE, "device_id": INTERFACE_DEVICE},
+            filters={"kind": KIND},
             search=("name", "label", "description", "mac_address"),
             counts={"ip_address_count": "ipam.IPAddressToInterface.interface"},
             read_only=("ip_addresses",),

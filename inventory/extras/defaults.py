@@ -6,7 +6,8 @@ Models that are not installed yet are skipped and linked by the migrate that ins
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 
-DEVICE_LIKE = ("dcim.device", "virtualization.virtualmachine")
+# Controllers take the statuses of devices, as the reference's do.
+DEVICE_LIKE = ("dcim.device", "dcim.controller", "virtualization.virtualmachine")
 DCIM_MORE = (
     "dcim.module",
     "dcim.softwareversion",
@@ -57,9 +58,9 @@ STATUSES = [
         "Failed",
         "f44336",
         "Unit has failed",
-        ("dcim.device", "dcim.interface", "dcim.powerfeed", "virtualization.vminterface"),
+        ("dcim.device", "dcim.controller", "dcim.interface", "dcim.powerfeed", "virtualization.vminterface"),
     ),
-    ("Inventory", "9e9e9e", "Device is in inventory", ("dcim.device",)),
+    ("Inventory", "9e9e9e", "Device is in inventory", ("dcim.device", "dcim.controller")),
     ("Maintenance", "9e9e9e", "Unit is under maintenance", ("dcim.interface", "virtualization.vminterface")),
     (
         "Offline",
@@ -67,6 +68,7 @@ STATUSES = [
         "Unit is offline",
         (
             "dcim.device",
+            "dcim.controller",
             "dcim.powerfeed",
             "circuits.circuit",
             "virtualization.virtualmachine",

@@ -1,7 +1,18 @@
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
 
-from queryengine.registry import ANY_TYPE, Computed, Display, Legacy, Resource, extend_graphql, register
+from queryengine.filters import parse_bool
+from queryengine.registry import (
+    ANY_TYPE,
+    Computed,
+    CustomFilter,
+    Display,
+    Legacy,
+    Resource,
+    extend_graphql,
+    register,
+)
 
 from . import graphql, tagging
 from .contacts import CONTACT_FILTERS, TEAM_FILTERS
@@ -21,6 +32,7 @@ from .models import (
     DynamicGroup,
     DynamicGroupMembership,
     ExportTemplate,
+    ExternalIntegration,
     GraphQLQuery,
     MetadataChoice,
     MetadataType,
@@ -248,6 +260,22 @@ register(
     )
 )
 register(Resource(Webhook, "extras/webhooks", search=("name", "payload_url"), notes=True))
+register(
+    Resource(
+        ExternalIntegration,
+        "extras/external-integrations",
+        display=Display(("name", "remote_url"), lambda name, url: f"{name} ({url})"),
+        search=("name", "remote_url"),
+        filters={
+            "has_secrets_group": CustomFilter(
+                lambda values: Q(secrets_group__isnull=not values[-1]),
+                parse_bool,
+                lambda integration, values: (integration.secrets_group_id is not None) == values[-1],
+                ("true", "false"),
+            )
+        },
+    )
+)
 register(
     Resource(GraphQLQuery, "extras/graphql-queries", generic=OWNER, search=("name", "query"), notes=True)
 )

@@ -16,6 +16,7 @@ from .components import (
     RearPort,
 )
 from .contexts import InterfaceVDCAssignment, VirtualDeviceContext
+from .controllers import Controller, ControllerManagedDeviceGroup
 from .devices import (
     Device,
     DeviceClusterAssignment,
@@ -55,6 +56,8 @@ __all__ = [
     "Cable",
     "CablePath",
     "ConsolePort",
+    "Controller",
+    "ControllerManagedDeviceGroup",
     "ConsolePortTemplate",
     "ConsoleServerPort",
     "ConsoleServerPortTemplate",

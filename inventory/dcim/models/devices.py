@@ -176,6 +176,13 @@ class SoftwareImageFile(PrimaryModel):
     default_image = models.BooleanField(
         default=False, help_text="Is the default image for this software version"
     )
+    external_integration = models.ForeignKey(
+        "extras.ExternalIntegration",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="software_image_files",
+    )
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
 
     class Meta:
@@ -401,6 +408,13 @@ class Device(BuiltFromTemplates, ConfigContextModel, PrimaryModel):
     )
     secrets_group = models.ForeignKey(
         "extras.SecretsGroup", on_delete=models.SET_NULL, null=True, blank=True, related_name="devices"
+    )
+    controller_managed_device_group = models.ForeignKey(
+        "dcim.ControllerManagedDeviceGroup",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="devices",
     )
     comments = models.TextField(blank=True)
     clusters = models.ManyToManyField(

@@ -40,6 +40,7 @@ from .groups import (
     DynamicGroupMembership,
     StaticGroupAssociation,
 )
+from .integrations import ExternalIntegration
 from .metadata import (
     CONTACT_OR_TEAM,
     METADATA_DATA_TYPES,
@@ -54,6 +55,7 @@ from .webhooks import HTTP_METHODS, Webhook
 
 __all__ = [
     "HTTP_METHODS",
+    "ExternalIntegration",
     "Webhook",
     "CHANGE_ACTIONS",
     "CHANGE_CONTEXTS",
