@@ -63,6 +63,13 @@ class Computed:
     required: bool = False
     order_by: tuple[str, ...] = ()
     help_text: str = ""  # described in OPTIONS, as a model field's
+    # How OPTIONS and the OpenAPI document describe a value whose output type says too little (a
+    # list of choices): OPTIONS entries beside required/read_only/label, and the JSON schemas of
+    # what reads show and writes take (None: derived from `output`). Descriptions only: left out
+    # of comparing and hashing (dicts), which the value's columns and functions decide.
+    options: dict | None = field(default=None, compare=False)
+    read_schema: dict | None = field(default=None, compare=False)
+    write_schema: dict | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,7 @@ def field_read_schema(resource: Resource, spec, top: bool) -> dict | None:
         return nullable(schema) if spec.model_field.null else schema
     if spec.kind == COMPUTED:
         output = {"string": {"type": "string"}, "integer": {"type": "integer"}, "object": {}}
-        return nullable(output[spec.computed.output])
+        return nullable(spec.computed.read_schema or output[spec.computed.output])
     if spec.kind == CONTENT_TYPE:
         schema = {"type": "string", "description": "<app_label>.<model>", "example": "dcim.device"}
         return nullable(schema) if spec.nullable else schema
@@ -206,7 +206,8 @@ def write_schema(resource: Resource, partial: bool, old: bool = False) -> dict:
     legacy = resource.legacy
     for field in writable_fields(resource, legacy=old):
         if field.kind == COMPUTED:
-            schema = {"type": "string"}
+            computed = next(s for s in resource.fields if s.name == field.name).computed
+            schema = computed.write_schema or {"type": "string"}
         elif field.kind in (FOREIGN_KEY,):
             schema = RELATED_WRITE
         elif field.kind == MANY_TO_MANY:

@@ -131,6 +131,7 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
                 "read_only": entry is None,
                 "label": _label(spec.name.replace("_", " ")),
                 **({"help_text": spec.computed.help_text} if spec.computed.help_text else {}),
+                **(spec.computed.options or {}),
             }
         elif spec.kind == INCLUDED and spec.name in resource.loaded:
             fields[spec.name] = _read_only(spec.name)  # written too, but the reference says read-only

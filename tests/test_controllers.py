@@ -152,6 +152,22 @@ def test_controller_create_shape_and_filters(api, sample):
     }
 
 
+def test_capabilities_described_as_a_list_of_choices(api, sample):
+    for path in (CONTROLLERS, GROUPS):
+        assert api.client.options(path).json()["actions"]["POST"]["capabilities"] == {
+            "type": "list",
+            "required": False,
+            "read_only": False,
+            "label": "Capabilities",
+            "child": {
+                "type": "field",
+                "required": False,
+                "read_only": False,
+                "choices": [{"value": "wireless", "display": "Wireless"}],
+            },
+        }
+
+
 def test_controller_validation(api, sample):
     group = DeviceRedundancyGroup.objects.get(name="fw-pair")
     both = controller_body(controller_device="core1", controller_device_redundancy_group=str(group.pk))

@@ -17,6 +17,7 @@ from queryengine.registry import (
 )
 
 from . import choices, graphql, terminations
+from .capabilities import CAPABILITIES
 from .filters import compatible_with_bay, flag, members
 from .labels import device_display, module_bay_labels, module_labels
 from .legacy import region_of, site_filters, site_of, within
@@ -73,7 +74,6 @@ from .models import (
 )
 from .models.cables import CABLE_ENDS, CableTermination
 from .models.cabletypes import END_FIELDS
-from .models.controllers import CAPABILITY_LABELS, capabilities_shown, write_capabilities
 from .models.interfaces import VIRTUAL_INTERFACE_TYPES
 from .models.locations import REGION, SITE, view_type
 from .models.paths import ENDPOINT_TYPES
@@ -529,30 +529,7 @@ register(
     )
 )
 
-
-def parse_capability(value: str) -> str:
-    if value not in CAPABILITY_LABELS:
-        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
-    return value
-
-
-# A controller's (or group's) capabilities: a list of choices, shown as {value, label} each.
-CAPABILITIES = {
-    "hidden": ("capabilities",),
-    "computed": {
-        "capabilities": Computed(
-            ("capabilities",), capabilities_shown, output="object", write=write_capabilities
-        )
-    },
-    "filters": {
-        "capabilities": CustomFilter(
-            lambda values: reduce(operator.or_, (Q(capabilities__icontains=f'"{v}"') for v in values)),
-            parse_capability,
-            lambda obj, values: any(v in (obj.capabilities or []) for v in values),
-            tuple(CAPABILITY_LABELS),
-        )
-    },
-}
+# Controllers and the groups of devices they manage, a tree under each controller.
 register(Resource(Controller, "dcim/controllers", **CAPABILITIES))
 register(
     Resource(
