@@ -31,6 +31,7 @@ from django.http import HttpResponse
 from queryengine import jsondepth, naturalslug
 from queryengine.query import NOTHING, Viewer, restricted
 from queryengine.registry import (
+    COMPUTED,
     CONTENT_TYPES,
     FOREIGN_KEY,
     LIST_KINDS,
@@ -305,7 +306,15 @@ def parse(text: str, resource: Resource) -> list[dict]:
 def _writable_kinds_cached(resource: Resource) -> dict[str, tuple[str, models.Field | None]]:
     from queryengine.writes import writable_fields
 
-    return {f.name: (f.kind, f.model_field) for f in writable_fields(resource)}
+    kinds = {f.name: (f.kind, f.model_field) for f in writable_fields(resource)}
+    for spec in resource.fields:  # a computed list (capabilities) is written as comma-separated values
+        schema = spec.computed.write_schema if spec.kind == COMPUTED else None
+        if spec.name in kinds and schema and schema.get("type") == "array":
+            kinds[spec.name] = (LISTED, None)
+    return kinds
+
+
+LISTED = "listed"  # a computed value taking a list, written in one cell as comma-separated values
 
 
 def _writable_kinds(resource: Resource) -> dict[str, tuple[str, models.Field | None]]:
@@ -358,7 +367,9 @@ def _nest(flat: dict) -> dict:
 def _field_value(value, kind: str, field: models.Field | None):
     if isinstance(value, dict):  # a related object by its natural-key attributes
         return value
-    if kind in (MANY_TO_MANY, CONTENT_TYPES):
+    if kind in (MANY_TO_MANY, CONTENT_TYPES, LISTED):
+        if value is None and kind == LISTED:
+            return None
         return [v.strip() for v in value.split(",")] if value else []
     if kind == FOREIGN_KEY or kind == "id":
         return value or None

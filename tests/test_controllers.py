@@ -287,3 +287,17 @@ def test_controller_statuses_are_those_of_devices(api, sample):
     shown = api.json("/api/extras/statuses/", {"content_types": "dcim.controller", "limit": 0})
     assert {row["name"] for row in shown["results"]} >= {"Active", "Offline", "Planned", "Staged"}
     assert not Status.objects.get(name="Reserved").content_types.filter(model="controller").exists()
+
+
+def test_controllers_csv_round_trip(api, sample):
+    response = api.get(CONTROLLERS, {"name": "wlc1"}, HTTP_ACCEPT="text/csv")
+    assert response.status_code == 200
+    row = next(csv.DictReader(io.StringIO(response.content.decode())))
+    assert row["capabilities"] == "wireless" and row["controller_device__name"] == "leaf1"
+    text = "name,status,location,capabilities\nwlc7,Active,{},wireless\nwlc8,Active,{},NULL\n".format(
+        *[Location.objects.get(name="AMS1").pk] * 2
+    )
+    response = api.client.post(CONTROLLERS, text, content_type="text/csv")
+    assert response.status_code == 201, response.content
+    created = {row["name"]: row["capabilities"] for row in orjson.loads(response.content)}
+    assert created == {"wlc7": [WIRELESS], "wlc8": None}
