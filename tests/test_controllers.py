@@ -214,6 +214,8 @@ def test_group_tree_shape_and_validation(api, sample):
         str(ControllerManagedDeviceGroup.objects.get(name="leafs").pk)
     }
     assert ids(api.json(GROUPS, {"capabilities": "wireless"})) == {str(campus.pk)}
+    assert ids(api.json(GROUPS, {"subtree": "campus APs"})) == children | {str(campus.pk)}
+    assert ids(api.json(GROUPS, {"subtree": [str(campus.pk), "leafs"]})) == ids(api.json(GROUPS))
     assert api.json(GROUPS, {"q": "floor"})["count"] == 2
     # Lists sort by weight.
     assert api.json(GROUPS)["results"][0]["id"] == created["id"]

@@ -529,6 +529,23 @@ register(
     )
 )
 
+
+def group_subtree(value: str) -> set:
+    """A group named by id or name and every group below it (one query per tree level)."""
+    try:
+        match = Q(pk=uuid.UUID(value))
+    except ValueError:
+        match = Q(name=value)
+    found = level = set(ControllerManagedDeviceGroup.objects.filter(match).values_list("pk", flat=True))
+    if not found:
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    while level:
+        below = ControllerManagedDeviceGroup.objects.filter(parent__in=level).values_list("pk", flat=True)
+        level = set(below) - found
+        found = found | level
+    return found
+
+
 # Controllers and the groups of devices they manage, a tree under each controller.
 register(Resource(Controller, "dcim/controllers", **CAPABILITIES))
 register(
@@ -537,7 +554,18 @@ register(
         "dcim/controller-managed-device-groups",
         search=("name",),
         shows_tree_depth=False,
-        **CAPABILITIES,
+        hidden=CAPABILITIES["hidden"],
+        computed=CAPABILITIES["computed"],
+        filters={
+            **CAPABILITIES["filters"],
+            # Groups within the named ones, as the reference's `subtree`.
+            "subtree": CustomFilter(
+                lambda trees: Q(pk__in={pk for tree in trees for pk in tree}),
+                group_subtree,
+                lambda group, trees: any(group.pk in tree for tree in trees),
+                ("campus APs", "leafs"),
+            ),
+        },
     )
 )
 register(
