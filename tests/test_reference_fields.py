@@ -125,3 +125,42 @@ def test_a_change_record_nests_its_object_by_depth(api, sample):
     assert api.client.delete(f"/api/tenancy/tenants/{tenant['id']}/").status_code == 204
     gone = api.json(records, {"changed_object_id": tenant["id"], "depth": 1})["results"]
     assert {r["changed_object"] is None for r in gone} == {True}
+
+
+def test_devices_and_machines_take_software_image_files(api, sample):
+    from inventory.dcim.models import DeviceType, SoftwareImageFile, SoftwareVersion
+
+    device = Device.objects.filter(device_type__software_image_files__isnull=False).first()
+    own = device.device_type.software_image_files.first()
+    stranger = SoftwareImageFile.objects.create(
+        software_version=SoftwareVersion.objects.first(),
+        image_file_name="other.bin",
+        default_image=False,
+        status=own.status,
+    )
+    assert not stranger.device_types.filter(pk=device.device_type_id).exists()
+    path = f"/api/dcim/devices/{device.pk}/"
+    status, body = send(api, "patch", path, {"software_image_files": [str(stranger.pk)]})
+    assert status == 400 and body == {
+        "software_image_files": [
+            f"Software image file other.bin for version '{stranger.software_version}' is not valid for "
+            f"device type {device.device_type}."
+        ]
+    }
+    assert not device.software_image_files.exists()
+    status, body = send(api, "patch", f"{path}?exclude_m2m=false", {"software_image_files": [str(own.pk)]})
+    assert status == 200 and [f["id"] for f in body["software_image_files"]] == [str(own.pk)]
+    assert "software_image_files" not in api.json(path)  # a many-to-many list: shown on request (3.x)
+    described = api.client.options("/api/dcim/devices/").json()["actions"]["POST"]["software_image_files"]
+    assert (
+        described["help_text"].startswith("Override the software image files") and not described["read_only"]
+    )
+    assert DeviceType.objects.filter(pk=device.device_type_id).exists()
+    machine = api.json("/api/virtualization/virtual-machines/", {"limit": 1})["results"][0]
+    status, body = send(
+        api,
+        "patch",
+        f"/api/virtualization/virtual-machines/{machine['id']}/?exclude_m2m=false",
+        {"software_image_files": [str(stranger.pk)]},
+    )
+    assert status == 200 and [f["id"] for f in body["software_image_files"]] == [str(stranger.pk)]

@@ -91,6 +91,13 @@ class VirtualMachine(ConfigContextModel, PrimaryModel):
         help_text="The software version installed on this virtual machine",
     )
     comments = models.TextField(blank=True)
+    software_image_files = models.ManyToManyField(
+        "dcim.SoftwareImageFile",
+        related_name="virtual_machines",
+        blank=True,
+        verbose_name="Software Image Files",
+        help_text="Override the software image files associated with the software version for this virtual machine",
+    )
 
     class Meta:
         ordering = ["name", "id"]

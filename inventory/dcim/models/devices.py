@@ -420,6 +420,13 @@ class Device(BuiltFromTemplates, ConfigContextModel, PrimaryModel):
     clusters = models.ManyToManyField(
         "virtualization.Cluster", through="dcim.DeviceClusterAssignment", related_name="devices", blank=True
     )
+    software_image_files = models.ManyToManyField(
+        SoftwareImageFile,
+        related_name="devices",
+        blank=True,
+        verbose_name="Software Image Files",
+        help_text="Override the software image files associated with the software version for this device",
+    )
 
     class Meta:
         ordering = ["_name", "id"]
@@ -460,6 +467,21 @@ class Device(BuiltFromTemplates, ConfigContextModel, PrimaryModel):
         batch = DeviceBatch(devices)
         for device in devices:
             device.batch = batch
+
+    def clean_related(self, many: dict) -> None:
+        """Image files chosen for a device are its type's or default images, as the reference
+        requires (checked on the values about to be set)."""
+        for image_file in many.get("software_image_files", ()):
+            if image_file.default_image or image_file.device_types.filter(pk=self.device_type_id).exists():
+                continue
+            raise ValidationError(
+                {
+                    "software_image_files": [
+                        f"Software image file {image_file} for version '{image_file.software_version}' is not "
+                        f"valid for device type {self.device_type}."
+                    ]
+                }
+            )
 
     def rack_face_needed(self, device_type=None) -> str | None:
         """The face whose units this device takes; None when it takes both (full depth)."""
