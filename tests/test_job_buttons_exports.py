@@ -52,7 +52,7 @@ def test_a_button_runs_its_receiver_for_an_object(api, jobs):
     change = api.json(
         "/api/extras/object-changes/", {"changed_object_id": str(tenant.pk), "action": "update"}
     )
-    assert change["results"][0]["change_context"]["value"] == "job"
+    assert change["results"][0]["change_context"] == "job"
     assert change["results"][0]["request_id"] == run["job_result"]["id"]
     status, missing = send(
         api, "post", f"/api/extras/jobs/{receiver.pk}/run/", {"data": {**data, "object_model_name": "nope.x"}}

@@ -218,7 +218,7 @@ def test_a_bulk_write_is_all_or_none_with_relationships(api, leaf, machines):
         {"id": str(leaf.pk), "relationships": {"vm_host": {"destination": {"objects": [{"name": "none"}]}}}},
     ]
     status, body = send(api, "patch", "/api/dcim/devices/", items)
-    assert status == 400 and list(body) == [str(leaf.pk)]
+    assert status == 400 and list(body) == ["relationships"]  # the failing object's errors
     assert Device.objects.get(pk=core.pk).comments == "core router"
     assert hosted(leaf) == {str(m.pk) for m in machines}
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from inventory.cloud.models import CloudAccount
 from inventory.dcim.models import Device
-from inventory.extras.models import Secret, SecretsGroup, SecretsGroupAssociation
+from inventory.extras.models import ExternalIntegration, Secret, SecretsGroup, SecretsGroupAssociation
 from inventory.users.models import Token, User
 
 from .builders import SUPERUSER_KEY
@@ -279,7 +280,10 @@ def test_devices_take_a_secrets_group(api, sample):
     assert api.json("/api/dcim/devices/", {"secrets_group": "Device credentials"})["count"] == 1
     status, errors = send(api, "patch", path, {"secrets_group": "no such group"})
     assert status == 400 and list(errors) == ["secrets_group"]
-    # A group in use may go; its devices keep no group.
+    # A group devices use may go; its devices keep no group. (External integrations and cloud
+    # accounts protect theirs, as the reference's do: the sample's let go of it first.)
+    ExternalIntegration.objects.filter(secrets_group=group).update(secrets_group=None)
+    CloudAccount.objects.filter(secrets_group=group).update(secrets_group=None)
     assert send(api, "delete", f"{GROUPS}{group.pk}/") == (204, None)
     assert Device.objects.get(pk=device.pk).secrets_group is None
 
