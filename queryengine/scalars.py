@@ -89,17 +89,11 @@ class Decimal(graphene.Scalar):
         return None
 
 
-class DecimalText(graphene.Scalar):
-    """Decimals shown as strings with their stored places ("0.95"), for the fields that say so."""
+class DecimalText(Decimal):
+    """Decimals shown as strings with their stored places ("0.95"), for the fields that say so;
+    read as Decimal reads them."""
 
     serialize = staticmethod(str)
-    parse_value = staticmethod(lambda value: decimal.Decimal(str(value)))
-
-    @staticmethod
-    def parse_literal(node, _variables=None):
-        if isinstance(node, ast.IntValueNode | ast.FloatValueNode | ast.StringValueNode):
-            return decimal.Decimal(node.value)
-        return None
 
 
 class BigInt(graphene.Scalar):

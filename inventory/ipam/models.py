@@ -518,20 +518,20 @@ class IPAddressToInterface(BaseModel):
             raise ValidationError("Must associate to either an Interface or a VMInterface.")
 
 
-def check_primary_ips(owner, assignments, noun: str) -> None:
-    """`primary_ip4`/`primary_ip6` of a device or virtual machine: of the right family, and on
-    one of its own interfaces (`assignments` of the owner), or the inside of such an address."""
+def check_primary_ips(owner, assignments, noun: str, refusal: str = "", via_nat: bool = True) -> None:
+    """`primary_ip4`/`primary_ip6` of a device, virtual machine or virtual device context: of the
+    right family, and on one of its interfaces (`assignments`), or (`via_nat`) the inside of such
+    an address. `refusal` words the second error ({address} filled in), as the reference does."""
     for field, version in (("primary_ip4", 4), ("primary_ip6", 6)):
         address = getattr(owner, field)
         if address is None:
             continue
         if address.ip_version != version:
             raise ValidationError({field: [f"{address} is not an IPv{version} address."]})
-        candidates = {address.pk} | ({address.nat_inside_id} if address.nat_inside_id else set())
-        if owner.pk is None or not assignments.filter(ip_address__in=candidates).exists():
-            raise ValidationError(
-                {field: [f"The specified IP address ({address}) is not assigned to this {noun}."]}
-            )
+        candidates = {address.pk} | ({address.nat_inside_id} if via_nat and address.nat_inside_id else set())
+        if (owner.pk is None and via_nat) or not assignments.filter(ip_address__in=candidates).exists():
+            message = refusal or "The specified IP address ({address}) is not assigned to this " + noun + "."
+            raise ValidationError({field: [message.format(address=address)]})
 
 
 # A deleted prefix's children take the next prefix up (deletions run through Django's collector,

@@ -74,21 +74,15 @@ class VirtualDeviceContext(PrimaryModel):
 
     def clean_primary_ips(self) -> None:
         """A primary address is of its family and on an interface of the context's device."""
-        from inventory.ipam.models import IPAddressToInterface
+        from inventory.ipam.models import IPAddressToInterface, check_primary_ips
 
-        for field, version in (("primary_ip4", 4), ("primary_ip6", 6)):
-            address = getattr(self, field)
-            if address is None:
-                continue
-            if address.ip_version != version:
-                raise ValidationError({field: [f"{address} is not an IPv{version} address."]})
-            on_device = IPAddressToInterface.objects.filter(
-                ip_address=address, interface__device=self.device_id
-            )
-            if not on_device.exists():
-                raise ValidationError(
-                    {field: [f"{address} is not part of an interface that belongs to this VDC's device."]}
-                )
+        check_primary_ips(
+            self,
+            IPAddressToInterface.objects.filter(interface__device=self.device_id),
+            "VDC",
+            refusal="{address} is not part of an interface that belongs to this VDC's device.",
+            via_nat=False,
+        )
 
 
 class InterfaceVDCAssignment(BaseModel):
