@@ -42,8 +42,9 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from . import jsonsql, listplans, naturalslug, prepared, query, together
+from . import customschema, jsonsql, listplans, naturalslug, prepared, query, together
 from .documents import GENERIC_MARK
+from .filters import CUSTOM_FIELD_PREFIX
 from .jsonsql import JsonText, PyText
 from .mutations import mutation_fields, perform, perform_with_writer
 from .prepared import PreparedQuery
@@ -269,8 +270,12 @@ class ObjectPlan:
             text.const(f'"{jsonsql.BASE_MARK}{resource.route}/')
             text.sql(jsonsql.IdText(own_id))
             return text.const('/notes/"')
-        if name == "custom_fields" and resource.has_custom_fields:
+        if resource.has_custom_fields and name in ("custom_fields", "_custom_field_data"):
             return self.json_column(text, "_custom_field_data")
+        if resource.has_custom_fields and name.startswith(CUSTOM_FIELD_PREFIX):
+            data = self.col("_doc__custom_field_data", Cast(F("_custom_field_data"), TextField()))
+            key = name.removeprefix(CUSTOM_FIELD_PREFIX)
+            return self.value(text, f"{self.constant(customschema.value)}({data}, {key!r})")
         if name == GENERIC_MARK and not resource.integer_pk:
             return text.const("true")
         if name == naturalslug.NAME:

@@ -29,6 +29,7 @@ from graphql import (
     validate,
 )
 
+from . import customschema
 from .compiler import Plan, compile_document
 from .documentcache import DocumentCache
 from .limits import parse_within_limits
@@ -183,6 +184,13 @@ prepare_supplied = DocumentCache(
 )
 
 
+def prepare_for_client(source: str) -> Prepared:
+    """A client's document prepared against the custom fields that exist now: it may name
+    them, and introspect them."""
+    customschema.bring_up_to_date(GRAPHQL_SCHEMA, prepare_supplied.clear)
+    return prepare_supplied(source)
+
+
 def run(
     source: str,
     variables: dict | None,
@@ -193,7 +201,7 @@ def run(
 ):
     """Execute a document (`supplied`: written by a client); `compiled=False` forces the generic
     executor (used to prove equivalence)."""
-    prepared = (prepare_supplied if supplied else prepare)(source)
+    prepared = (prepare_for_client if supplied else prepare)(source)
     if prepared.errors:
         return ExecutionResult(data=None, errors=list(prepared.errors))
     if supplied and not prepared.is_mutation:

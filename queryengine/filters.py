@@ -37,6 +37,19 @@ CUSTOM_FIELD_FILTER = "cf"  # the argument carrying every cf_ filter
 CUSTOM_FIELD_PREFIX = "cf_"
 
 
+def gather_custom(resource: Resource, arguments: dict) -> dict:
+    """`arguments` with every `cf_<key>[__<lookup>]` one moved into the custom field argument
+    (GraphQL's lists take them one by one); unchanged for a model without custom fields."""
+    custom = [k for k in arguments if k.startswith(CUSTOM_FIELD_PREFIX)]
+    if not custom or not resource.has_custom_fields:
+        return arguments
+    gathered = {k: v for k, v in arguments.items() if k not in custom}
+    given = {k: arguments[k] for k in custom if arguments[k] is not None}
+    if given:
+        gathered[CUSTOM_FIELD_FILTER] = {**(gathered.get(CUSTOM_FIELD_FILTER) or {}), **given}
+    return gathered
+
+
 class FilterError(Exception):
     def __init__(self, errors: dict[str, list[str]]):
         super().__init__(errors)
@@ -326,7 +339,7 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
     from .registry import resource_for
 
     errors: dict[str, list[str]] = {}
-    for name, values in arguments.items():
+    for name, values in gather_custom(resource, arguments).items():
         if values is None:
             continue
         if isinstance(values, str):

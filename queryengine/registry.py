@@ -480,11 +480,14 @@ class CustomFieldSupport:
 
     `definitions(model)` is what `clean(definitions, current, given)` checks data
     against (raising ValidationError with the messages); `q(model, {parameter: values})` turns
-    `cf_<key>[__<lookup>]` filters into a Q (raising FilterError)."""
+    `cf_<key>[__<lookup>]` filters into a Q (raising FilterError); `described()` is what the
+    schema shows of them (queryengine.customschema): {object type: ((key, value kind, filter
+    parameters), ...)}."""
 
     definitions: Callable
     clean: Callable
     q: Callable
+    described: Callable
 
 
 CUSTOM_FIELDS: list[CustomFieldSupport] = []

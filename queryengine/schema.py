@@ -15,7 +15,7 @@ from django.contrib.contenttypes.models import ContentType
 from graphene.types.generic import GenericScalar
 from graphene_django import DjangoObjectType
 
-from . import naturalslug, query, relatedlists
+from . import customschema, naturalslug, query, relatedlists
 from .documents import GENERIC_MARK
 from .filters import CUSTOM_FIELD_FILTER
 from .registry import (
@@ -270,7 +270,8 @@ def _field_attrs(resource: Resource) -> dict:
     elif resource.notes_url_null:
         attrs["notes_url"] = graphene.String(resolver=lambda root, info: None)
     if resource.has_custom_fields:
-        attrs["custom_fields"] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
+        for name in ("custom_fields", "_custom_field_data"):
+            attrs[name] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
     if not resource.integer_pk:
         # REST's nested form of an object reached through a generic relation carries it (true).
         attrs[GENERIC_MARK] = graphene.Boolean(resolver=lambda root, info: True)
@@ -296,11 +297,13 @@ def share_list_arguments(built: graphene.Schema) -> None:
     roots = built.graphql_schema.query_type.fields
     shared: dict = {}
     for resource in resources():
+        customschema.ROOT_LISTS[resource.type_name] = (resource.list_field, f"{resource.list_field}_count")
         for name, target in _list_fields(resource):
             if target not in shared:
                 root = roots[target.list_field].args
                 shared[target] = {k: v for k, v in root.items() if k != "order_by"}
             types[resource.type_name].fields[name].args = shared[target]
+            customschema.LISTS.setdefault(target.type_name, []).append((resource.type_name, name))
 
 
 def _list_fields(resource: Resource):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 
 from inventory.dcim.models import Device
+from inventory.extras.models import CustomField
 
 DEVICES = "/api/dcim/devices/"
 
@@ -116,3 +117,57 @@ def test_cf_filters(api, sample):
     assert body["data"]["devices"] == [
         {"name": "leaf1", "custom_fields": {"owner": "netops", "ports": 48, "tier": None}}
     ]
+
+
+def graphql(api, query: str, status: int = 200) -> dict:
+    response = api.post("/api/graphql/", {"query": query})
+    assert response.status_code == status, response.content
+    return orjson.loads(response.content)
+
+
+def test_graphql_names_each_custom_field_and_takes_its_filters(api, sample, superuser):
+    from queryengine import engine
+    from queryengine.scalars import dumps
+    from queryengine.schema import RequestContext
+
+    query = """{ devices(cf_ports__gte: "24") { name cf_owner cf_ports cf_tier _custom_field_data }
+                 locations(limit: 1) { devices(cf_owner__ic: "NET") { name cf_owner } } }"""
+    context = RequestContext(user=superuser, base_url="http://testserver/api/")
+    compiled = engine.run(query, {}, context, supplied=True)
+    generic = engine.run(query, {}, context, supplied=True, compiled=False)
+    assert not compiled.errors and engine.prepare_supplied(query).plan is not None
+    assert dumps(compiled.data) == dumps(generic.data)
+    assert orjson.loads(dumps(compiled.data))["devices"] == [
+        {
+            "name": "leaf1",
+            "cf_owner": "netops",
+            "cf_ports": 48,
+            "cf_tier": None,
+            "_custom_field_data": {"owner": "netops", "ports": 48, "tier": None},
+        }
+    ]
+    # A field defined now is there at once, with its type; one deleted goes, with its filters.
+    code, _ = post(
+        api,
+        "/api/extras/custom-fields/",
+        {
+            "key": "in_service",
+            "label": "In service",
+            "type": "boolean",
+            "content_types": ["dcim.device"],
+        },
+    )
+    assert code == 201
+    body = graphql(api, '{ devices(cf_in_service: "false", limit: 1) { cf_in_service } }')
+    assert body == {"data": {"devices": []}}
+    kind = graphql(api, '{ __type(name: "DeviceType") { fields { name type { name } } } }')
+    fields = {f["name"]: f["type"]["name"] for f in kind["data"]["__type"]["fields"]}
+    assert fields["cf_in_service"] == "Boolean" and fields["cf_ports"] == "Int"
+    api.client.delete(f"/api/extras/custom-fields/{CustomField.objects.get(key='ports').pk}/")
+    gone = graphql(api, "{ devices { cf_ports } }", status=400)
+    assert gone["errors"][0]["message"].startswith("Cannot query field 'cf_ports' on type 'DeviceType'.")
+    gone = graphql(api, '{ devices(cf_ports: "1") { name } }', status=400)
+    assert "Unknown argument 'cf_ports'" in gone["errors"][0]["message"]
+    # Bad values answer the REST filters' messages.
+    bad = graphql(api, '{ devices(cf_in_service: "perhaps") { name } }')
+    assert bad["errors"][0]["message"] and bad["data"] == {"devices": None}

@@ -162,7 +162,29 @@ def q(model, parameters: dict) -> Q:
     return match
 
 
-support_custom_fields(CustomFieldSupport(definitions=definitions, clean=clean, q=q))
+# What GraphQL shows of a field's values, by its type (the rest: strings).
+VALUE_KINDS = {"integer": "integer", "boolean": "boolean", "json": "object", "multi-select": "strings"}
+
+
+def described() -> dict:
+    """Every custom field as the schema shows it: {object type: ((key, value kind, filter
+    parameters), ...)} (kept between changes: queryengine.definitions)."""
+
+    def load():
+        found: dict = {}
+        for field in CustomField.objects.prefetch_related("content_types").order_by("key"):
+            lookups = _family(field)[0] if field.filter_logic != "disabled" else {}
+            parameters = tuple(f"cf_{field.key}{f'__{suffix}' if suffix else ''}" for suffix in lookups)
+            for kind in field.content_types.all():
+                found.setdefault(f"{kind.app_label}.{kind.model}", []).append(
+                    (field.key, VALUE_KINDS.get(field.type, "string"), parameters)
+                )
+        return {object_type: tuple(fields) for object_type, fields in found.items()}
+
+    return cached(("custom_fields_described",), load)
+
+
+support_custom_fields(CustomFieldSupport(definitions=definitions, clean=clean, q=q, described=described))
 
 
 def rewrite_data(model, change) -> None:

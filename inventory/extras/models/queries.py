@@ -42,17 +42,17 @@ class GraphQLQuery(SlugModel, BaseModel):
     def clean(self):
         """The document must be within the limits of documents clients write, parse, and be valid
         against the service's schema (the one it runs on)."""
-        from queryengine.engine import prepare_supplied
+        from queryengine.engine import prepare_for_client
 
         super().clean()
-        errors = prepare_supplied(self.query).errors
+        errors = prepare_for_client(self.query).errors
         if errors:
             raise ValidationError({"query": [error.message for error in errors]})
 
     def save(self, *args, **kwargs):
-        from queryengine.engine import prepare_supplied
+        from queryengine.engine import prepare_for_client
 
         # Prepared by clean already (kept by text); none when written without it and refused.
-        document = prepare_supplied(self.query).document
+        document = prepare_for_client(self.query).document
         self.variables = declared_variables(document) if document is not None else {}
         super().save(*args, **kwargs)
