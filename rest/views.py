@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import DataError, IntegrityError, InternalError, OperationalError
 from django.http import HttpResponse, HttpResponseRedirect
+from django.http.response import HttpResponseRedirectBase
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 from graphql import GraphQLError
 
@@ -723,9 +724,19 @@ def response_format_or_json(request) -> str:
 
 
 def missing_slash(request, path: str):
-    """Spec §4.1: a path without its trailing slash redirects (302) to the slashed one."""
+    """Spec §4.1: a path without its trailing slash redirects (302) to the slashed one. A 302
+    is followed with a GET, which would lose a write: other methods get a 308, which clients
+    follow with the same method and body."""
     query = request.META.get("QUERY_STRING", "")
-    return HttpResponseRedirect(f"/api/{path}/" + (f"?{query}" if query else ""))
+    url = f"/api/{path}/" + (f"?{query}" if query else "")
+    if request.method in ("GET", "HEAD"):
+        return HttpResponseRedirect(url)
+    detail = {"detail": f"This URL ends with a slash: {request.method} {url}"}
+    return WriteRedirect(url, content=dumps(detail), content_type="application/json")
+
+
+class WriteRedirect(HttpResponseRedirectBase):
+    status_code = 308
 
 
 def unknown_endpoint(request, path: str = ""):

@@ -91,6 +91,24 @@ def test_missing_trailing_slash_redirects_with_302(api, path, location):
     assert response.status_code == 302 and response["Location"] == location
 
 
+def test_a_write_without_its_trailing_slash_is_made_not_lost(api, sample):
+    """A 302 is followed with a GET: writes get a 308, followed with the same method and body."""
+    body = orjson.dumps({"name": "slashless"})
+    response = api.client.post("/api/tenancy/tenants", body, content_type="application/json")
+    assert response.status_code == 308 and response["Location"] == "/api/tenancy/tenants/"
+    assert orjson.loads(response.content) == {
+        "detail": "This URL ends with a slash: POST /api/tenancy/tenants/"
+    }
+    created = api.client.post("/api/tenancy/tenants", body, content_type="application/json", follow=True)
+    assert created.status_code == 201 and Tenant.objects.filter(name="slashless").exists()
+    path = f"/api/tenancy/tenants/{Tenant.objects.get(name='slashless').pk}"
+    change = orjson.dumps({"description": "kept"})
+    patched = api.client.patch(path, change, content_type="application/json", follow=True)
+    assert patched.status_code == 200 and orjson.loads(patched.content)["description"] == "kept"
+    assert api.client.delete(path, follow=True).status_code == 204
+    assert not Tenant.objects.filter(name="slashless").exists()
+
+
 def test_unknown_endpoint(api):
     assert api.json("/api/dcim/nosuchthing/", status=404) == {"detail": "Not found."}
 
