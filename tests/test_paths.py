@@ -49,16 +49,14 @@ def reaches(api, origin, far, reachable=True) -> None:
 
 
 def unconnected(api, origin) -> None:
+    """No far end: reachable is null without a cable (no path), false with one (incomplete)."""
     body = shown(api, origin)
+    cabled = type(origin).objects.get(pk=origin.pk).cable_id is not None
     assert (
         body["connected_endpoint"],
         body["connected_endpoint_type"],
         body["connected_endpoint_reachable"],
-    ) == (
-        None,
-        None,
-        None,
-    )
+    ) == (None, None, False if cabled else None)
 
 
 def new_device(api, name: str) -> Device:
@@ -144,12 +142,18 @@ def test_through_a_circuit(api, sample):
     assert code == 201
     a_end = model.circuit_terminations.model.objects.get(pk=a["id"])
     wire(api, x1, a_end)
+    reaches(api, x1, a_end)
     code, z = send(
         api, "post", terminations, {"circuit": circuit["id"], "term_side": "Z", "location": "fra2"}
     )
     assert code == 201
     z_end = model.circuit_terminations.model.objects.get(pk=z["id"])
-    reaches(api, x1, z_end)  # the far end of the circuit, not cabled yet
+    # A circuit without a far end ends at its termination; with an uncabled one it is incomplete.
+    assert {k: v for k, v in shown(api, x1).items() if k.startswith("connected_endpoint")} == {
+        "connected_endpoint": None,
+        "connected_endpoint_type": None,
+        "connected_endpoint_reachable": False,
+    }
     # The trace goes on across the circuit: its far termination, alone.
     trace = api.json(f"/api/dcim/interfaces/{x1.pk}/trace/")
     assert [[part and part["id"] for part in segment] for segment in trace] == [

@@ -89,9 +89,11 @@ CONNECTED_ENDPOINT = {
         ("_path__destination_type__app_label", "_path__destination_type__model"),
         lambda app, model: f"{app}.{model}" if app else None,
     ),
+    # A cabled endpoint has a path, complete or not (reachable: whether it is active); an
+    # uncabled one none (null).
     "connected_endpoint_reachable": Computed(
-        ("_path__is_active", "_path__destination_id"),
-        lambda active, destination: None if destination is None else active,
+        ("_path__is_active", "cable_id"),
+        lambda active, cable: None if cable is None else bool(active),
         output="object",
     ),
 }

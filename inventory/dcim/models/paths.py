@@ -143,12 +143,12 @@ def trace(origin, hops_cache: Hops | None = None) -> tuple[list, object, bool, b
         kind = peer._meta.model_name
         if kind == "circuittermination":
             other = type(peer)._default_manager.filter(circuit=peer.circuit_id).exclude(pk=peer.pk).first()
-            if other is None or other.cable_id is None:
-                destination = other or peer
-                if other is not None:
-                    hops.append(node_of(other))
+            if other is None:  # a circuit needs no far end: the path ends at this termination
+                destination = peer
                 break
             hops.append(node_of(other))
+            if other.cable_id is None:  # the far end is not cabled yet: the path is incomplete
+                break
             current = other
         elif kind in ENDPOINTS:
             destination = peer
