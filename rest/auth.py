@@ -37,9 +37,11 @@ def authenticate(request, session: bool = False) -> tuple[object, Token | None]:
         return AnonymousUser(), None
     throttle.refused_here(request)  # an address this process knows to be throttled tries no key
     if len(header) == 1:
-        raise failed(request, "Invalid token header. No credentials provided.")
+        raise failed(request, f"Invalid token header. No credentials provided. {EXPECTED_HEADER}")
     if len(header) > 2:
-        raise failed(request, "Invalid token header. Token string should not contain spaces.")
+        raise failed(
+            request, f"Invalid token header. Token string should not contain spaces. {EXPECTED_HEADER}"
+        )
     key = header[1]
     # A key this process does not hold is looked up only while the address may still fail.
     token = token_for(key, before_lookup=lambda: throttle.check_tokens(request)) if len(key) == 40 else None
@@ -51,6 +53,19 @@ def authenticate(request, session: bool = False) -> tuple[object, Token | None]:
     if not token.user.is_active:
         raise failed(request, "User inactive or deleted.")
     return token.user, token
+
+
+EXPECTED_HEADER = 'Send the header "Authorization: Token <40-character key>".'
+NOT_PROVIDED = "Authentication credentials were not provided."
+
+
+def no_credentials(request) -> str:
+    """Why a request counts as anonymous, and, when it sent another kind of Authorization
+    header (`Bearer ...`, a bare key), the form this API expects."""
+    scheme = request.META.get("HTTP_AUTHORIZATION", "").split()[:1]
+    if not scheme or scheme[0].lower() == "basic":
+        return NOT_PROVIDED
+    return f"{NOT_PROVIDED} {EXPECTED_HEADER}"
 
 
 def failed(request, detail: str) -> AuthenticationFailed:

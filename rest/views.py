@@ -31,7 +31,7 @@ from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
 
 from . import csvformat, etags, exports, legacy, throttle, versioning
-from .auth import AuthenticationFailed, authenticate
+from .auth import AuthenticationFailed, authenticate, no_credentials
 from .options import describe
 from .render import dumps, render
 
@@ -94,6 +94,16 @@ class Endpoint:
         resource = getattr(self, "resource", None)
         return resource is None or resource.served_at(version)
 
+    def versions_served(self) -> str:
+        resource = getattr(self, "resource", None)
+        if resource is None or resource.versions is None:
+            return "This path is not served at the API version asked for."
+        first, last = resource.versions
+        return (
+            f"/api/{self.resource.route}/ is served at API versions {first} to {last}: ask for one "
+            f'with "Accept: application/json; version={last}" or "?api_version={last}".'
+        )
+
     def allow(self) -> str:
         methods = list(self.methods)
         if "GET" in methods:
@@ -118,8 +128,8 @@ class Endpoint:
         headers["API-Version"] = version
         request.response_format = fmt
         try:
-            if not self.served_at(version):
-                raise detail_error(404, "Not found.")  # a 1.x view (sites, regions) at 2.x
+            if not self.served_at(version):  # a 1.x view (sites, regions) at 2.x
+                raise detail_error(404, f"Not found. {self.versions_served()}")
             method = "GET" if request.method == "HEAD" else request.method
             if method not in self.methods and not (method == "OPTIONS" and hasattr(self, "options")):
                 raise detail_error(405, f'Method "{request.method}" not allowed.')
@@ -186,7 +196,9 @@ def require_view(resource: Resource | None, request) -> None:
         return
     if resource is None and (user.is_authenticated or "*" in settings.EXEMPT_VIEW_PERMISSIONS):
         return
-    raise detail_error(403, NO_CREDENTIALS if not user.is_authenticated else PermissionDenied().detail)
+    raise detail_error(
+        403, no_credentials(request) if not user.is_authenticated else PermissionDenied().detail
+    )
 
 
 def run(document: str, variables: dict, request) -> dict:
@@ -570,7 +582,7 @@ class DetailEndpoint(Endpoint):
                 return pk
         if not restricted(self.resource, user).filter(pk=pk).exists():
             if not user.is_authenticated:
-                raise detail_error(403, NO_CREDENTIALS)
+                raise detail_error(403, no_credentials(request))
             raise not_found(self.resource)
         return pk
 
@@ -693,7 +705,7 @@ class GraphQLEndpoint(Endpoint):
 
     def post(self, request):
         if not request.context.user.is_authenticated and "*" not in settings.EXEMPT_VIEW_PERMISSIONS:
-            raise detail_error(403, NO_CREDENTIALS)
+            raise detail_error(403, no_credentials(request))
         body = json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("query"), str):
             raise ApiError(400, {"errors": [{"message": "Must provide a query string."}]})
@@ -740,7 +752,8 @@ class WriteRedirect(HttpResponseRedirectBase):
 
 
 def unknown_endpoint(request, path: str = ""):
-    return HttpResponse(dumps({"detail": "Not found."}), status=404, content_type="application/json")
+    detail = "Not found. The API's endpoints are listed at /api/ and in /api/docs/."
+    return HttpResponse(dumps({"detail": detail}), status=404, content_type="application/json")
 
 
 class TokenListEndpoint(ListEndpoint):

@@ -90,8 +90,12 @@ def test_default_stays_the_newest_and_unknown_versions_are_refused(api):
 def test_sites_and_regions_are_served_at_1x_only(api):
     for path in ("/api/dcim/sites/", "/api/dcim/regions/"):
         assert get(api, path, "1.3")["count"] >= 1
-        assert get(api, path, "2.0", status=404) == {"detail": "Not found."}
-        assert api.json(path, status=404) == {"detail": "Not found."}
+        served = (
+            f"Not found. {path} is served at API versions 1.2 to 1.4: ask for one with "
+            '"Accept: application/json; version=1.4" or "?api_version=1.4".'
+        )
+        assert get(api, path, "2.0", status=404) == {"detail": served}
+        assert api.json(path, status=404) == {"detail": served}
     assert "sites" not in api.json("/api/dcim/")
     assert get(api, "/api/dcim/", "1.2")["sites"] == f"{BASE}dcim/sites/"
 
@@ -339,7 +343,9 @@ def test_jobs_by_class_path_at_1x(api, jobs):  # noqa: F811 (the fixture)
     assert status == 400 and "times" in errors["errors"]
     assert get(api, f"/api/extras/jobs/{greet.module_name}/Nope/", "1.3", status=404)
     # 2.0 addresses jobs by id only
-    assert api.json(f"/api/extras/jobs/{greet.module_name}/Greet/", status=404) == {"detail": "Not found."}
+    assert api.json(f"/api/extras/jobs/{greet.module_name}/Greet/", status=404) == {
+        "detail": 'Not found. This path is served at API 1.x only: ask for it with "Accept: application/json; version=1.3".'
+    }
 
 
 # --- sites and regions: views of locations ------------------------------------------------------

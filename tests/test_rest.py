@@ -110,7 +110,9 @@ def test_a_write_without_its_trailing_slash_is_made_not_lost(api, sample):
 
 
 def test_unknown_endpoint(api):
-    assert api.json("/api/dcim/nosuchthing/", status=404) == {"detail": "Not found."}
+    assert api.json("/api/dcim/nosuchthing/", status=404) == {
+        "detail": "Not found. The API's endpoints are listed at /api/ and in /api/docs/."
+    }
 
 
 def test_detail_by_natural_key(api, sample):
@@ -233,13 +235,17 @@ class TestNegotiation:
         assert response["Content-Type"] == "application/json"
 
 
+EXPECTED = 'Send the header "Authorization: Token <40-character key>".'
+
+
 class TestAuthentication:
     @pytest.mark.parametrize(
         "header, detail",
         [
-            ("Token", "Invalid token header. No credentials provided."),
-            ("Token a b", "Invalid token header. Token string should not contain spaces."),
-            ("Bearer " + "a" * 40, "Authentication credentials were not provided."),
+            ("Token", f"Invalid token header. No credentials provided. {EXPECTED}"),
+            ("Token a b", f"Invalid token header. Token string should not contain spaces. {EXPECTED}"),
+            ("Bearer " + "a" * 40, f"Authentication credentials were not provided. {EXPECTED}"),
+            ("a" * 40, f"Authentication credentials were not provided. {EXPECTED}"),
             ("Token " + "0" * 40, "Invalid token"),
         ],
     )

@@ -52,6 +52,9 @@ class LegacyEndpoint(Endpoint):
     def served_at(self, version: str) -> bool:
         return versioning.legacy(version)
 
+    def versions_served(self) -> str:
+        return 'This path is served at API 1.x only: ask for it with "Accept: application/json; version=1.3".'
+
 
 class JobByClassPathEndpoint(LegacyEndpoint):
     """A job, found by its class path."""
