@@ -9,6 +9,7 @@ the exception (AND). Bad values raise `FilterError` with `{parameter: [message]}
 from __future__ import annotations
 
 import datetime
+import difflib
 import re
 import uuid
 from collections.abc import Callable
@@ -48,6 +49,20 @@ def gather_custom(resource: Resource, arguments: dict) -> dict:
     if given:
         gathered[CUSTOM_FIELD_FILTER] = {**(gathered.get(CUSTOM_FIELD_FILTER) or {}), **given}
     return gathered
+
+
+UNKNOWN_FILTER = "Unknown filter field"
+
+
+def unknown_filters(names, known) -> dict[str, list[str]]:
+    """The reference's error for each unknown filter, naming the closest known ones if any."""
+    known = [k for k in known if k != CUSTOM_FIELD_FILTER]
+    errors = {}
+    for name in names:
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        errors[name] = [UNKNOWN_FILTER + hint]
+    return errors
 
 
 class FilterError(Exception):

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
-from .filters import Filter, FilterError, apply_filters, build_filters, gather_custom
+from .filters import Filter, FilterError, apply_filters, build_filters, gather_custom, unknown_filters
 from .jsonsql import IdIn, IdText, Literal
 from .permissions import allowed_rows, within
 from .registry import FOREIGN_KEY, SCALAR, Resource, resource_by_object_type, resource_for
@@ -125,7 +125,7 @@ def filtered(resource: Resource, user, arguments: dict):
     filters = gather_custom(resource, {k: v for k, v in arguments.items() if k not in PAGING_ARGUMENTS})
     unknown = [k for k in filters if k not in filters_of(resource)]
     if unknown:
-        raise FilterError({k: ["Unknown filter field"] for k in unknown})
+        raise FilterError(unknown_filters(unknown, filters_of(resource)))
     return apply_filters(resource, restricted(resource, user), filters, filters_of(resource))
 
 

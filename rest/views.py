@@ -25,7 +25,7 @@ from queryengine.documents import (
     write_document,
 )
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, ValidationFailed
-from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
+from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, unknown_filters
 from queryengine.query import can_view, filters_of, restricted, visible_rows
 from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
@@ -335,7 +335,7 @@ def known_filters(filters: dict, known) -> dict:
     """The filters a view knows; others are a 400 (or, without strict filtering, ignored)."""
     unknown = [key for key in filters if key not in known]
     if unknown and settings.STRICT_FILTERING:
-        raise FilterError({key: ["Unknown filter field"] for key in unknown})
+        raise FilterError(unknown_filters(unknown, known))
     return {key: values for key, values in filters.items() if key in known}
 
 

@@ -169,7 +169,8 @@ class TestEveryModel:
             if bad is not None:
                 body = api.json(list_url(resource), {name: bad}, status=400)
                 assert list(body) == [name] and body[name]
-        assert api.json(list_url(resource), {"nope": "1"}, status=400) == {"nope": ["Unknown filter field"]}
+        body = api.json(list_url(resource), {"nope": "1"}, status=400)
+        assert list(body) == ["nope"] and body["nope"][0].startswith("Unknown filter field")
 
     def test_authentication_and_permissions(self, resource, sample, superuser):
         anonymous = Api(None)

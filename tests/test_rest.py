@@ -357,7 +357,12 @@ class TestFilters:
         body = api.json(LOCATIONS, {"foo": "bar", "baz__ic": "x"}, status=400)
         assert body == {"foo": ["Unknown filter field"], "baz__ic": ["Unknown filter field"]}
         assert api.json(LOCATIONS, {"has_tenant": "false"}, status=400) == {
-            "has_tenant": ["Unknown filter field"]
+            "has_tenant": ["Unknown filter field; did you mean tenant?"]
+        }
+        # A misspelt filter names the closest ones.
+        assert api.json(LOCATIONS, {"stauts": "Active", "name__ics": "a"}, status=400) == {
+            "stauts": ["Unknown filter field; did you mean status?"],
+            "name__ics": ["Unknown filter field; did you mean name__ic or name__nic or name__isw?"],
         }
 
     @override_settings(STRICT_FILTERING=False)
