@@ -3,6 +3,7 @@ validation and the all-or-none bulk operations behind every mutation."""
 
 from __future__ import annotations
 
+import difflib
 import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -105,8 +106,36 @@ def object_references(resource: Resource) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _attrs_repr(attrs: dict) -> str:
-    return repr(attrs)
+def _attrs_text(attrs: dict) -> str:
+    """The attributes as a client writes them (`name=Active`), not as a Python dict."""
+    return ", ".join(f"{'id' if key == 'pk' else key}={value}" for key, value in attrs.items())
+
+
+NAMES_LISTED = 30  # a related object not found lists the valid names when there are no more
+
+
+def not_found(model: type[models.Model], owner: Resource, field: str, attrs: dict) -> ValueError:
+    """The reference's message, with the names that would do for statuses, roles and the like
+    (few, and limited to the owner's model)."""
+    message = f"Related object not found using the provided attributes: {_attrs_text(attrs)}."
+    target = resource_for(model)
+    if target is not None and target.scoped_by_content_types and field not in owner.unscoped:
+        names = related_queryset(model, owner, field).order_by("name").values_list("name", flat=True)
+        names = list(names[: NAMES_LISTED + 1])
+        if names and len(names) <= NAMES_LISTED:
+            message += f" Valid for {owner.verbose_name.lower()}: {', '.join(names)}."
+    return ValueError(message)
+
+
+def choice_error(value, choices: list[str]) -> ValueError:
+    """The reference's message, with the valid values: all of a short list, the closest of a
+    long one (interface types)."""
+    message = f'"{value}" is not a valid choice.'
+    if len(choices) <= 20:
+        return ValueError(f"{message} Valid choices: {', '.join(choices)}.")
+    close = difflib.get_close_matches(str(value), choices, n=3, cutoff=0.6)
+    hint = f" Did you mean {' or '.join(close)}?" if close else ""
+    return ValueError(f"{message}{hint} OPTIONS on this endpoint lists all {len(choices)}.")
 
 
 def related_queryset(model: type[models.Model], owner: Resource, field: str = ""):
@@ -152,9 +181,9 @@ def resolve_related(model: type[models.Model], owner: Resource, value, field: st
         message = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
         raise ValueError(message) from None
     if not found:
-        raise ValueError(f"Related object not found using the provided attributes: {_attrs_repr(attrs)}")
+        raise not_found(model, owner, field, attrs)
     if len(found) > 1:
-        raise ValueError(f"Multiple objects match the provided attributes: {_attrs_repr(attrs)}")
+        raise ValueError(f"Multiple objects match the provided attributes: {_attrs_text(attrs)}.")
     return found[0]
 
 
@@ -255,9 +284,9 @@ class Writer:
             return resolve_related(field.target, self.resource, value, field.name)
         attrs, objects = found
         if not objects:
-            raise ValueError(f"Related object not found using the provided attributes: {_attrs_repr(attrs)}")
+            raise not_found(field.target, self.resource, field.name, attrs)
         if len(objects) > 1:
-            raise ValueError(f"Multiple objects match the provided attributes: {_attrs_repr(attrs)}")
+            raise ValueError(f"Multiple objects match the provided attributes: {_attrs_text(attrs)}.")
         return objects[0]
 
     def apply_custom_fields(self, instance: models.Model, given, errors: dict) -> None:
@@ -307,7 +336,7 @@ class Writer:
             for allowed, _ in f.flatchoices:
                 if value == allowed or str(value) == str(allowed):
                     return allowed
-        raise ValueError(f'"{value}" is not a valid choice.')
+        raise choice_error(value, [str(allowed) for allowed, _ in f.flatchoices])
 
     def validate(self, instance: models.Model, errors: dict, many: dict) -> None:
         exclude = set(errors)

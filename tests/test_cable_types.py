@@ -118,7 +118,7 @@ def test_cable_type_refusals(api, sample):
             {"a_connector": 1, "a_position": 1, "b_connector": 1, "b_position": 1},
             {"a_connector": 1, "a_position": 2, "b_connector": 3, "b_position": 1}]},
          {"mapping": ["Entry 1: b_connector 3 out of range [1, 2]."]}),
-        ({"name": "x", "polarity_method": "sideways"}, {"polarity_method": ['"sideways" is not a valid choice.']}),
+        ({"name": "x", "polarity_method": "sideways"}, {"polarity_method": ['"sideways" is not a valid choice. Valid choices: straight-through, reversed, pair-reversed, other.']}),
         ({"name": CableType.objects.first().name}, {"name": ["Cable type with this Name already exists."]}),
     ]  # fmt: skip
     for body, errors in cases:

@@ -47,7 +47,7 @@ class TestCircuits:
         status, errors = send(
             api, "post", TERMINATIONS, {"circuit": str(circuit.pk), "term_side": "B", "location": "fra2"}
         )
-        assert status == 400 and errors == {"term_side": ['"B" is not a valid choice.']}
+        assert status == 400 and errors == {"term_side": ['"B" is not a valid choice. Valid choices: A, Z.']}
 
     def test_circuits_unique_per_provider_and_counted(self, api, sample):
         circuit = Circuit.objects.get(cid="TEL-1001")

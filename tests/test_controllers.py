@@ -85,7 +85,10 @@ def test_integration_defaults_shape_and_filters(api, sample):
     [
         ({"remote_url": "not a url"}, {"remote_url": ["Enter a valid URL."]}),
         ({"timeout": -1}, {"timeout": ["Ensure this value is greater than or equal to 0."]}),
-        ({"http_method": "FETCH"}, {"http_method": ['"FETCH" is not a valid choice.']}),
+        (
+            {"http_method": "FETCH"},
+            {"http_method": ['"FETCH" is not a valid choice. Valid choices: GET, POST, PUT, PATCH, DELETE.']},
+        ),
     ],
 )
 def test_integration_bad_input(api, sample, body, errors):

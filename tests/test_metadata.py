@@ -62,7 +62,12 @@ def test_types_and_choices(api, sample):
     assert [r["value"] for r in rows] == ["high", "medium", "low"]
     assert api.json(TYPES, {"data_type": "select"})["count"] == 1
     status, errors = send(api, "post", TYPES, {"name": "x", "data_type": "colour", "content_types": []})
-    assert status == 400 and errors == {"data_type": ['"colour" is not a valid choice.']}
+    assert status == 400 and errors == {
+        "data_type": [
+            '"colour" is not a valid choice. Valid choices: text, integer, boolean, date, datetime, url, '
+            "select, multi-select, json, markdown, contact-or-team, float."
+        ]
+    }
 
 
 @pytest.mark.parametrize(

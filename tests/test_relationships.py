@@ -194,7 +194,7 @@ def test_cardinality_is_enforced(api, leaf, machines):
         ({"vm_host": {"destination": {"objects": "x"}}}, '"objects" must be a list, not a single value'),
         (
             {"vm_host": {"destination": {"objects": [{"name": "nothing"}]}}},
-            "Related object not found using the provided attributes: {'name': 'nothing'}",
+            "Related object not found using the provided attributes: name=nothing.",
         ),
     ],
 )

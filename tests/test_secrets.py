@@ -258,8 +258,14 @@ def test_group_and_associations(admin, in_environment):
         {"secrets_group": "Core SSH", "secret": "username", "access_type": "Telnet", "secret_type": "pin"},
     )
     assert status == 400 and errors == {
-        "access_type": ['"Telnet" is not a valid choice.'],
-        "secret_type": ['"pin" is not a valid choice.'],
+        "access_type": [
+            '"Telnet" is not a valid choice. Valid choices: Generic, Console, gNMI, HTTP(S), NETCONF, REST, '
+            "RESTCONF, SNMP, SSH."
+        ],
+        "secret_type": [
+            '"pin" is not a valid choice. Valid choices: authentication-key, authentication-protocol, key, '
+            "notes, password, private-algorithm, private-key, secret, token, url, username."
+        ],
     }
     # Deleting a secret takes its associations; deleting a group takes the rest.
     assert send(admin, "delete", f"{SECRETS}{password['id']}/") == (204, None)

@@ -161,7 +161,7 @@ def test_a_batch_names_its_failing_items_and_writes_nothing(api, network):
     assert [i for i, errors in enumerate(body) if errors] == [13, 17]
     assert body[13] == {"name": [f"A interface named {rows[4]['name']} already exists on this device."]}
     assert body[17] == {
-        "untagged_vlan": [f"Related object not found using the provided attributes: {{'pk': {missing!r}}}"]
+        "untagged_vlan": [f"Related object not found using the provided attributes: id={missing}."]
     }
     assert not Interface.objects.filter(name__startswith="et-dup-").exists()
 

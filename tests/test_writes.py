@@ -1,6 +1,7 @@
 """Write behaviours beyond the generic family: related-object forms, validation, bodies, tokens."""
 
 import base64
+import re
 
 import orjson
 import pytest
@@ -8,7 +9,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models import ProtectedError
 
-from inventory.dcim.models import Location, LocationType
+from inventory.dcim.models import Device, Location, LocationType
 from inventory.extras.models import CustomField, Status, Tag
 from inventory.tenancy.models import Tenant
 from inventory.users.models import Token
@@ -54,7 +55,7 @@ class TestRelatedObjects:
         )
         assert code == 400
         assert body == {
-            "location_type": ["Related object not found using the provided attributes: {'name': 'nope'}"]
+            "location_type": ["Related object not found using the provided attributes: name=nope."]
         }
         Tenant.objects.create(name="dup-a", description="same")
         Tenant.objects.create(name="dup-b", description="same")
@@ -64,7 +65,7 @@ class TestRelatedObjects:
             {"name": "x", "status": "Active", "location_type": "Region", "tenant": {"description": "same"}},
         )
         assert code == 400
-        assert body == {"tenant": ["Multiple objects match the provided attributes: {'description': 'same'}"]}
+        assert body == {"tenant": ["Multiple objects match the provided attributes: description=same."]}
         code, body = post(
             api,
             LOCATIONS,
@@ -85,7 +86,10 @@ class TestRelatedObjects:
         code, body = post(api, LOCATIONS, {"name": "x", "status": "Connected", "location_type": "Region"})
         assert code == 400
         assert body == {
-            "status": ["Related object not found using the provided attributes: {'name': 'Connected'}"]
+            "status": [
+                "Related object not found using the provided attributes: name=Connected. Valid for location: "
+                "Active, Decommissioning, Planned, Retired, Staged, Testing."
+            ]
         }
         Tag.objects.create(name="devices-only")
         code, body = post(
@@ -343,3 +347,16 @@ def test_uniqueness_is_checked_across_the_batch_and_the_database(api, sample):
         content_type="application/json",
     )
     assert response.status_code == 400 and Tenant.objects.filter(name="Swap").count() == 0
+
+
+def test_a_bad_interface_type_names_the_closest(api, sample):
+    """A long list of choices is not recited: the closest values are named, and where all are."""
+    device = sample[Device][0]
+    response = api.post(
+        "/api/dcim/interfaces/", {"device": str(device.pk), "name": "x9", "type": "1000base-tx"}
+    )
+    assert response.status_code == 400
+    [message] = orjson.loads(response.content)["type"]
+    pattern = r'"1000base-tx" is not a valid choice\. Did you mean ([^?]+)\? OPTIONS on this endpoint lists all \d+\.'
+    found = re.fullmatch(pattern, message)
+    assert found and "1000base-t" in found.group(1).split(" or "), message
