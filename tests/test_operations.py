@@ -198,7 +198,21 @@ def test_demo_seeding_shows_progress(db):
 
     from django.core.management import call_command
 
+    from inventory.dcim.models import Device, Interface
+    from inventory.extras.models import ConfigContext
+    from inventory.ipam.models import IPAddressToInterface
+    from inventory.virtualization.models import VirtualMachine
+
     out, err = io.StringIO(), io.StringIO()
     call_command("demo", url="http://127.0.0.1:9", stdout=out, stderr=err)
-    assert "demo network (steps): 3/3 (100%)" in err.getvalue()
+    assert "demo network (steps): 4/4 (100%)" in err.getvalue()
     assert "Token:" in out.getvalue()  # the summary stays on standard output
+    # A network to look at: two sites' switches, cabled, a circuit between them, addresses on
+    # interfaces, virtual machines, a custom field and a config context.
+    assert Device.objects.count() == 4 and VirtualMachine.objects.count() == 2
+    wan = Interface.objects.get(device__name="ams1-leaf1", name="Ethernet8")
+    assert wan._path.destination_id == Interface.objects.get(device__name="fra1-leaf1", name="Ethernet8").pk
+    assert IPAddressToInterface.objects.count() == 4 and ConfigContext.objects.count() == 1
+    assert Device.objects.get(name="fra1-leaf2")._custom_field_data == {"support_contact": "noc@example.com"}
+    call_command("demo", url="http://127.0.0.1:9", stdout=io.StringIO(), stderr=io.StringIO())
+    assert Device.objects.count() == 4  # started again: nothing written twice

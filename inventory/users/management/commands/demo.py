@@ -16,7 +16,9 @@ from inventory.dcim.models import (
 )
 from inventory.extras.models import Role, Status, Tag
 from inventory.tenancy.models import Tenant, TenantGroup
+from inventory.users.management import demonetwork
 from inventory.users.models import Token, User
+from inventory.virtualization.models import Cluster
 
 
 class Command(BaseCommand):
@@ -41,8 +43,10 @@ class Command(BaseCommand):
             token = None
         if token is None:
             token = Token.objects.create(user=user, description="demo token")
-        with Progress("demo network (steps)", 3, stream=self.stderr._out) as progress:
+        with Progress("demo network (steps)", 4, stream=self.stderr._out) as progress:
             self.seed_network(progress)
+            demonetwork.seed(token.key)
+            progress.advance()  # the second site, cables, a circuit, IP space, VMs
         self.stdout.write(
             f"NetInventory is ready.\n"
             f"  Sign in:  {url}/login/ (dashboard at {url}/, admin at {url}/admin/)\n"
@@ -88,7 +92,7 @@ class Command(BaseCommand):
 
     def seed_devices(self, site, ams, active):
         """A rack with two switches whose type brings eight interfaces each."""
-        site.content_types.add(*(ContentType.objects.get_for_model(m) for m in (Device, Rack)))
+        site.content_types.add(*(ContentType.objects.get_for_model(m) for m in (Device, Rack, Cluster)))
         role, _ = Role.objects.get_or_create(name="Access switch", defaults={"color": "4caf50"})
         role.content_types.add(ContentType.objects.get_for_model(Device))
         maker, _ = Manufacturer.objects.get_or_create(name="Arista")
