@@ -288,7 +288,9 @@ class ObjectPlan:
             if resource.display.columns == ("name",) and resource.display.render is str:
                 return text.sql(jsonsql.json_value(resource.model._meta.get_field("name"), F("name")))
             render = self.constant(resource.display.render)
-            return self.value(text, f"{render}({', '.join(self.col(c) for c in resource.display.columns)})")
+            return self.value(
+                text, f"{render}({', '.join(self.computed_column(c) for c in resource.display.columns)})"
+            )
         if name == "tree_depth" and resource.is_tree:
             return text.py(f"{self.tree_slot()}.get(r[0], _NOPATH)[1]")
         if name in resource.counts:

@@ -251,7 +251,8 @@ class Writer:
             except ValueError as exc:
                 errors[field.name] = [str(exc)]
             except ValidationError as exc:
-                errors[field.name] = list(exc.messages)
+                # By item where the value says which (a list's items: {"0": [...]}).
+                errors[field.name] = exc.message_dict if hasattr(exc, "error_dict") else list(exc.messages)
         if self.resource.has_custom_fields:
             self.apply_custom_fields(instance, data.get("custom_fields"), errors)
         self.check_references(instance, data, errors)

@@ -33,6 +33,7 @@ from .contacts_sample import build_contacts
 from .controllers_sample import build_controllers
 from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
+from .ipam_sample import build_ipam_more
 from .jobs_sample import build_jobs
 
 SUPERUSER_KEY = "a" * 40
@@ -169,6 +170,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     more = build_circuits_and_vms(s, tenants, ams, room, active, ipam[IPAddress])
     dcim[IPAddressToInterface] = dcim[IPAddressToInterface] + more.pop("vm address")
     dcim[VRFDeviceAssignment] = dcim[VRFDeviceAssignment] + more.pop("vm vrf")
+    ipam.update(build_ipam_more(s, tenants, {**ipam, **dcim, **more}))
     custom = build_custom_fields(s, dcim[Device][0])
     extras = build_extras_data(s, {**more, **dcim, Tenant: tenants})
     contacts = build_contacts(s, {**dcim, Tenant: tenants})

@@ -12,6 +12,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.validators import MaxLengthValidator
 from django.db import models
 
+from inventory.ipam.models import IPAddressRange
 from inventory.users.models import Token, User
 from queryengine.query import restricted
 from queryengine.registry import (
@@ -249,6 +250,19 @@ def _fresh_static_member(body: dict, suffix: str) -> dict:
     return {**body, "associated_object_type": "tenancy.tenant", "associated_object_id": str(tenant.pk)}
 
 
+_hosts = itertools.count(10)
+
+
+def _free_span(body: dict, suffix: str) -> dict:
+    """Ranges never overlap: a copy spans one free host of the sample's 10.1.1.0/24."""
+    if not suffix:  # the range itself, written back whole
+        return body
+    host = f"10.1.1.{next(_hosts) % 80 + 10}"
+    while IPAddressRange.objects.filter(start_host_address=IPAddressRange.parse_host(host)[1]).exists():
+        host = f"10.1.1.{next(_hosts) % 80 + 10}"
+    return {**body, "start_address": host, "end_address": host}
+
+
 # Models whose copies need more than new unique values to be valid (values that must be free).
 FRESH = {
     "dcim.FrontPort": _spare_rear_port,
@@ -268,6 +282,7 @@ FRESH = {
     # A computed field's label is unique per type: a copy keeps the original's type.
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
+    "ipam.IPAddressRange": _free_span,
     # A VRF is on one device, machine or context: a copy goes on a fresh device alone.
     "ipam.VRFDeviceAssignment": lambda body, suffix: {
         **body,

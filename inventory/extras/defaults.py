@@ -29,6 +29,7 @@ STATUSES = [
             "dcim.powerfeed",
             "ipam.prefix",
             "ipam.ipaddress",
+            "ipam.ipaddressrange",
             "ipam.vlan",
             "ipam.vrf",
             "circuits.circuit",
@@ -51,7 +52,14 @@ STATUSES = [
         "Deprecated",
         "f44336",
         "Unit has been deprecated",
-        ("ipam.prefix", "ipam.ipaddress", "ipam.vlan", "dcim.softwareversion", "dcim.softwareimagefile"),
+        (
+            "ipam.prefix",
+            "ipam.ipaddress",
+            "ipam.ipaddressrange",
+            "ipam.vlan",
+            "dcim.softwareversion",
+            "dcim.softwareimagefile",
+        ),
     ),
     ("DHCP", "4caf50", "Dynamically assigned IPv4/IPv6 address", ("ipam.ipaddress",)),
     (
@@ -94,7 +102,12 @@ STATUSES = [
     ),
     ("Primary", "2196f3", "Unit is primary", ("extras.contactassociation",)),
     ("Provisioning", "2196f3", "Circuit is being provisioned", ("circuits.circuit",)),
-    ("Reserved", "00bcd4", "Unit is reserved", ("dcim.rack", "ipam.prefix", "ipam.ipaddress", "ipam.vlan")),
+    (
+        "Reserved",
+        "00bcd4",
+        "Unit is reserved",
+        ("dcim.rack", "ipam.prefix", "ipam.ipaddress", "ipam.ipaddressrange", "ipam.vlan"),
+    ),
     ("Retired", "f44336", "Location has been retired", ("dcim.location",)),
     ("SLAAC", "4caf50", "Dynamically assigned IPv6 address", ("ipam.ipaddress",)),
     ("Secondary", "ffeb3b", "Unit is secondary", ("extras.contactassociation",)),
@@ -111,6 +124,15 @@ CONTACT_ROLES = [
     ("Billing", "4caf50", "Unit plays a billing role"),
     ("Support", "ffeb3b", "Unit plays a support role"),
     ("On Site", "111111", "Unit plays an on site role"),
+]
+
+# What an IP address range is for, as roles limited to ranges.
+RANGE_ROLES = [
+    ("DHCP", "2196f3", "IP Address Range used as a DHCP scope"),
+    ("Firewall Object", "f44336", "IP Address Range representing a firewall address object"),
+    ("NAT Pool", "ff9800", "IP Address Range used as a NAT pool"),
+    ("Load Balancer Pool", "4caf50", "IP Address Range used as a load balancer pool"),
+    ("Reserved", "9e9e9e", "IP Address Range reserved for a specific purpose"),
 ]
 
 
@@ -142,3 +164,6 @@ def populate_defaults(app_config=None, **kwargs):
     for name, color, description in CONTACT_ROLES:
         role, _ = Role.objects.get_or_create(name=name, defaults={"color": color, "description": description})
         role.content_types.add(*installed_content_types(["extras.contactassociation"]))
+    for name, color, description in RANGE_ROLES:
+        role, _ = Role.objects.get_or_create(name=name, defaults={"color": color, "description": description})
+        role.content_types.add(*installed_content_types(["ipam.ipaddressrange"]))

@@ -5,7 +5,7 @@ from django.db import models
 from inventory.base import BaseModel, OrganizationalModel, PrimaryModel, ValueChoiceField
 from inventory.slugs import SlugModel
 
-from . import networks, parents
+from . import networks, parents, ranges
 
 
 class Namespace(PrimaryModel):
@@ -104,11 +104,28 @@ class VRF(NamespacedModel):
         related_name="vrfs",
         blank=True,
     )
+    import_targets = models.ManyToManyField("ipam.RouteTarget", related_name="importing_vrfs", blank=True)
+    export_targets = models.ManyToManyField("ipam.RouteTarget", related_name="exporting_vrfs", blank=True)
 
     class Meta:
         ordering = ["name", "rd"]
         verbose_name = "VRF"
         verbose_name_plural = "VRFs"
+
+
+class RouteTarget(PrimaryModel):
+    """A BGP extended community VRFs import and export routes by (RFC 4364)."""
+
+    name = models.CharField(
+        max_length=21, unique=True, help_text="Route target value (formatted in accordance with RFC 4360)"
+    )
+    description = models.CharField(max_length=255, blank=True)
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="route_targets"
+    )
+
+    class Meta:
+        ordering = ["name"]
 
 
 class VLANGroup(SlugModel, OrganizationalModel):
@@ -290,6 +307,7 @@ class Prefix(NetworkModel):
     def clean(self):
         super().clean()
         self.check_parent(required=False)
+        ranges.ranges_left_outside(self)
 
     @property
     def cidr(self) -> str:
@@ -374,7 +392,159 @@ class IPAddress(NetworkModel):
             raise ValidationError({"nat_inside": ["An IP address cannot be its own NAT inside address."]})
         if self.type == "slaac" and self.ip_version != 6:
             raise ValidationError({"type": ["Only IPv6 addresses can be assigned SLAAC type"]})
+        ranges.exclusive_range_refusal(self)
         self.check_parent(required=True)
+
+
+class IPAddressRange(ranges.RangeRules, NamespacedModel):
+    """A span of host addresses, first to last, inside one prefix (`parent`) of a namespace."""
+
+    natural_key_field_names = ("namespace", "start_host")
+    per_object_writes = True  # checked against the namespace's other ranges, one by one
+
+    name = models.CharField(
+        max_length=255, blank=True, db_index=True, help_text="Name of the IP Address Range"
+    )
+    ip_version = models.PositiveSmallIntegerField("IP version", editable=False)
+    start_host_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
+    end_host_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
+    parent = models.ForeignKey(
+        Prefix,
+        on_delete=models.SET_NULL,  # the next prefix up takes the range (parents.reparent)
+        null=True,
+        blank=True,
+        related_name="ip_address_ranges",
+        help_text="The parent Prefix of this IP Address Range. Auto-resolved from the start/end host.",
+    )
+    status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
+    role = models.ForeignKey("extras.Role", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    tenant = models.ForeignKey(
+        "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="ip_address_ranges"
+    )
+    description = models.CharField(max_length=255, blank=True)
+    count_as_utilized = models.BooleanField(
+        "mark as fully utilized",
+        default=False,
+        help_text="Forces this range to count as fully utilized in prefix utilization calculations.",
+    )
+    is_exclusive = models.BooleanField(
+        "exclusive (block IPs)",
+        default=False,
+        help_text="Prevent individual IP Address objects from being created within this range.",
+    )
+
+    class Meta:
+        ordering = ["namespace", "ip_version", "start_host_address"]
+        verbose_name = "IP address range"
+        verbose_name_plural = "IP address ranges"
+        # Ranges never overlap (checked when written): one starts at any address.
+        indexes = [models.Index(fields=["namespace", "ip_version", "start_host_address", "end_host_address"])]
+
+
+class Service(PrimaryModel):
+    """A layer-four service (SSH, HTTP...) on a device or a virtual machine, optionally bound to
+    some of its addresses."""
+
+    natural_key_field_names = ("name", "virtual_machine", "device")
+
+    PROTOCOLS = [("tcp", "TCP"), ("udp", "UDP")]
+    PORT_MIN, PORT_MAX = 1, 65535
+
+    device = models.ForeignKey(
+        "dcim.Device",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="services",
+        help_text="Required if no virtual_machine is specified",
+    )
+    virtual_machine = models.ForeignKey(
+        "virtualization.VirtualMachine",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="services",
+        help_text="Required if no device is specified",
+    )
+    name = models.CharField(max_length=255, db_index=True)
+    protocol = models.CharField(max_length=50, choices=PROTOCOLS)
+    # A list of port numbers (shown and written through the resource's `ports`).
+    ports = models.JSONField(default=list, verbose_name="port numbers")
+    ip_addresses = models.ManyToManyField(
+        IPAddress, related_name="services", blank=True, verbose_name="IP addresses"
+    )
+    description = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["protocol", "ports"]  # (protocol, ports) may repeat
+        constraints = [
+            models.UniqueConstraint(
+                fields=["name", "device"],
+                name="ipam_service_device_name",
+                violation_error_message="The fields name, device must make a unique set.",
+            ),
+            models.UniqueConstraint(
+                fields=["name", "virtual_machine"],
+                name="ipam_service_vm_name",
+                violation_error_message="The fields name, virtual_machine must make a unique set.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_protocol_display()}/{port_list(self.ports)})"
+
+    def clean(self):
+        super().clean()
+        if self.device_id and self.virtual_machine_id:
+            raise ValidationError("A service cannot be associated with both a device and a virtual machine.")
+        if not self.device_id and not self.virtual_machine_id:
+            raise ValidationError("A service must be associated with either a device or a virtual machine.")
+
+    def set_ports(self, value) -> None:
+        """A list of port numbers, each an integer (or its text) from 1 to 65535; errors by
+        position, as a list's items report them."""
+        if isinstance(value, str | dict) or not isinstance(value, list):
+            raise ValueError(f'Expected a list of items but got type "{type(value).__name__}".')
+        found, errors = [], {}
+        for index, item in enumerate(value):
+            try:
+                number = port_number(item)
+            except ValueError as exc:
+                errors[str(index)] = [str(exc)]
+            else:
+                found.append(number)
+        if errors:
+            raise ValidationError(errors)
+        if not found:
+            raise ValueError("This field cannot be blank.")
+        self.ports = found
+
+
+def port_number(item) -> int:
+    text = str(item)
+    if isinstance(item, bool) or len(text) > 1000:
+        raise ValueError("A valid integer is required.")
+    try:
+        number = int(text[:-2] if text.endswith(".0") else text)
+    except ValueError:
+        raise ValueError("A valid integer is required.") from None
+    if number < Service.PORT_MIN:
+        raise ValueError(f"Ensure this value is greater than or equal to {Service.PORT_MIN}.")
+    if number > Service.PORT_MAX:
+        raise ValueError(f"Ensure this value is less than or equal to {Service.PORT_MAX}.")
+    return number
+
+
+def port_list(ports) -> str:
+    """Ports as the reference words them: runs of consecutive numbers as ranges (22, 80-82)."""
+    numbers = sorted(ports or [])
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 class VRFPrefixAssignment(BaseModel):
@@ -537,3 +707,4 @@ def check_primary_ips(owner, assignments, noun: str, refusal: str = "", via_nat:
 # A deleted prefix's children take the next prefix up (deletions run through Django's collector,
 # which calls no model method).
 models.signals.post_delete.connect(parents.deleted, sender=Prefix, dispatch_uid="ipam.prefix.reparent")
+models.signals.pre_delete.connect(ranges.kept_parent, sender=Prefix, dispatch_uid="ipam.prefix.ranges")

@@ -1,5 +1,6 @@
 """Namespaces and parents: the Global namespace objects belong to unless they name another, and
-each prefix's and address's `parent`, the closest prefix of its namespace containing it.
+each prefix's, address's and address range's `parent`, the closest prefix of its namespace
+containing it.
 
 Parents are stored, so reads, filters and nesting treat them as any foreign key. Writes keep
 them: a written prefix's span (where it is and where it was) and a written address are noted
@@ -132,6 +133,14 @@ def reparent(spans, ids) -> None:
         addresses |= Q(pk__in=list(ids))
     if spans or ids:
         model("IPAddress").objects.filter(addresses).update(parent=closest_to("host_address", "host_address"))
+    if spans:
+        held = any_of(
+            Q(namespace_id=n, ip_version=v, start_host_address__gte=a, end_host_address__lte=b)
+            for n, v, a, b in spans
+        )
+        model("IPAddressRange").objects.filter(held).update(
+            parent=closest_to("start_host_address", "end_host_address")
+        )
 
 
 def closest(obj):

@@ -9,16 +9,19 @@ from inventory.virtualization.models import VirtualMachine
 from queryengine.filters import parse_uuid
 from queryengine.registry import Computed, CustomFilter, Display, Legacy, Resource, extend_graphql, register
 
-from . import graphql, legacy, networks
+from . import graphql, legacy, networks, ranges, services
 from .models import (
     RIR,
     VLAN,
     VRF,
     IPAddress,
+    IPAddressRange,
     IPAddressToInterface,
     Namespace,
     Prefix,
     PrefixLocationAssignment,
+    RouteTarget,
+    Service,
     VLANGroup,
     VLANLocationAssignment,
     VRFDeviceAssignment,
@@ -34,6 +37,20 @@ def cidr(address_column: str, length_column: str, setter: str) -> Computed:
     """A CIDR string stored as version, address bytes and length; written through `setter`."""
     columns = ("ip_version", address_column, length_column)
     return Computed(columns, networks.cidr_text, write=write_with(setter), required=True, order_by=columns)
+
+
+def host(column: str, setter: str | None = None, help_text: str = "") -> Computed:
+    """A host address stored as version and bytes, written (when `setter` names how) as text."""
+    columns = ("ip_version", column)
+    write = write_with(setter) if setter else None
+    return Computed(
+        columns,
+        networks.address_text,
+        write=write,
+        required=bool(setter),
+        order_by=columns,
+        help_text=help_text,
+    )
 
 
 def write_pool(prefix, value) -> None:
@@ -174,12 +191,24 @@ register(
         "ipam/vrfs",
         read_only=("prefixes", "devices", "virtual_machines", "virtual_device_contexts"),
         filters={
+            "import_targets": members("import_targets", RouteTarget),
+            "export_targets": members("export_targets", RouteTarget),
             "device": members("devices", Device),
             "virtual_machines": members("virtual_machines", VirtualMachine),
             "virtual_device_contexts": members("virtual_device_contexts", VirtualDeviceContext),
         },
         search=("name", "rd", "description"),
         legacy=Legacy(nested=("name", "rd"), hidden=("namespace", "status")),
+    )
+)
+register(
+    Resource(
+        RouteTarget,
+        "ipam/route-targets",
+        filters={
+            "importing_vrfs": members("importing_vrfs", VRF, "rd"),
+            "exporting_vrfs": members("exporting_vrfs", VRF, "rd"),
+        },
     )
 )
 register(
@@ -390,6 +419,42 @@ register(
         search=(),
         natural_key=None,
         hidden=("created", "last_updated"),  # kept, not shown: the reference's assignments have none
+    )
+)
+
+register(
+    Resource(
+        IPAddressRange,
+        "ipam/ip-address-ranges",
+        display=Display(
+            ("namespace__name", "ip_version", "start_host_address", "end_host_address"),
+            lambda namespace, *span: f"{namespace}: {ranges.range_text(*span)}",
+        ),
+        hidden=("start_host_address", "end_host_address"),
+        # Taken, as the reference takes it, but shown as the range's parent prefix.
+        write_only=("namespace",),
+        natural_key=None,
+        computed={
+            "start_address": host("start_host_address", "set_start_address"),
+            "end_address": host("end_host_address", "set_end_address"),
+            "start_host": host(
+                "start_host_address", help_text="First IP host address in the range (inclusive)"
+            ),
+            "end_host": host("end_host_address", help_text="Last IP host address in the range (inclusive)"),
+        },
+        filters=services.RANGE_FILTERS,
+    )
+)
+register(
+    Resource(
+        Service,
+        "ipam/services",
+        display=Display(("name", "protocol", "ports"), services.service_display),
+        hidden=("ports",),
+        computed={"ports": services.PORTS},
+        filters={"ports": services.PORTS_FILTER},
+        natural_key=None,
+        legacy=Legacy(renamed={"ipaddresses": "ip_addresses"}),
     )
 )
 
