@@ -288,6 +288,7 @@ class ObjectPlan:
             if resource.display.columns == ("name",) and resource.display.render is str:
                 return text.sql(jsonsql.json_value(resource.model._meta.get_field("name"), F("name")))
             render = self.constant(resource.display.render)
+            # Read as a computed value's columns are: a JSON one (a service's ports) decoded.
             return self.value(
                 text, f"{render}({', '.join(self.computed_column(c) for c in resource.display.columns)})"
             )

@@ -4,8 +4,13 @@ whole span: worked out when the range is written and kept by `parents` when pref
 
 from __future__ import annotations
 
+import uuid
+
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
+
+from queryengine.registry import CustomFilter
 
 from . import networks, parents
 
@@ -222,3 +227,71 @@ def kept_parent(sender, instance, **kwargs) -> None:
             # Read now: once raised, the deletion's transaction takes no more queries.
             list(instance.ip_address_ranges.select_related("namespace")),
         )
+
+
+# -- filters -------------------------------------------------------------------------------------
+
+
+def host_bytes(value: str) -> tuple[int, bytes]:
+    """An address (a mask, if any, ignored) as its version and stored bytes."""
+    net = networks.parse_network(value, "IP address")
+    return net.version, networks.to_bytes(int(net.ip))
+
+
+def at_host(column: str):
+    def build(hosts) -> Q:
+        return networks.any_of(Q(ip_version=v, **{column: raw}) for v, raw in hosts)
+
+    def oracle(obj, hosts) -> bool:
+        return any(obj.ip_version == v and bytes(getattr(obj, column)) == raw for v, raw in hosts)
+
+    def samples(objects) -> list:
+        return [networks.address_text(o.ip_version, getattr(o, column)) for o in objects][:2]
+
+    return CustomFilter(build, host_bytes, oracle, samples)
+
+
+def containing_host(hosts) -> Q:
+    return networks.any_of(
+        Q(ip_version=v, start_host_address__lte=raw, end_host_address__gte=raw) for v, raw in hosts
+    )
+
+
+def contains_oracle(obj, hosts) -> bool:
+    start, end = bytes(obj.start_host_address), bytes(obj.end_host_address)
+    return any(obj.ip_version == v and start <= raw <= end for v, raw in hosts)
+
+
+def parse_prefix(value: str) -> list:
+    """A prefix by id, or every prefix (of any namespace) equal to a CIDR."""
+    try:
+        return [uuid.UUID(value)]
+    except ValueError:
+        pass
+    net = networks.parse_network(value, "prefix")
+    found = parents.model("Prefix").objects.filter(networks.equal(net.cidr, "prefix_length"))
+    return list(found.values_list("pk", flat=True))
+
+
+RANGE_FILTERS = {
+    "parent": CustomFilter(
+        lambda groups: Q(parent__in=[pk for group in groups for pk in group]),
+        parse_prefix,
+        lambda obj, groups: any(obj.parent_id in group for group in groups),
+        lambda objects: (
+            [str(o.parent_id) for o in objects if o.parent_id][:1]
+            + [o.parent.cidr for o in objects if o.parent_id][:1]
+        ),
+    ),
+    "start_address": at_host("start_host_address"),
+    "end_address": at_host("end_host_address"),
+    "contains": CustomFilter(
+        containing_host,
+        host_bytes,
+        contains_oracle,
+        lambda objects: (
+            [networks.address_text(o.ip_version, o.start_host_address) for o in objects][:1]
+            + ["10.0.0.1", "2001:db8::1"]
+        ),
+    ),
+}

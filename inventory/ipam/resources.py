@@ -442,7 +442,7 @@ register(
             ),
             "end_host": host("end_host_address", help_text="Last IP host address in the range (inclusive)"),
         },
-        filters=services.RANGE_FILTERS,
+        filters=ranges.RANGE_FILTERS,
     )
 )
 register(
