@@ -131,7 +131,10 @@ def test_ports_protocol_and_required_fields_are_checked(api, sample):
         ({"ports": ["ssh"]}, {"ports": {"0": ["A valid integer is required."]}}),
         ({"ports": "22"}, {"ports": ['Expected a list of items but got type "str".']}),
         ({"ports": []}, {"ports": ["This field cannot be blank."]}),
-        ({"ports": [22], "protocol": "sctp"}, {"protocol": ['"sctp" is not a valid choice.']}),
+        (
+            {"ports": [22], "protocol": "sctp"},
+            {"protocol": ['"sctp" is not a valid choice. Valid choices: tcp, udp.']},
+        ),
     ]
     for change, expected in cases:
         status, errors = send(api, "post", SERVICES, {**base, **change})
