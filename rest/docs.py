@@ -30,6 +30,12 @@ ASSET_ROOTS = {
 }
 ASSETS_URL = "/api/docs/assets/"
 MEDIA_TYPES = {"json": "application/vnd.oai.openapi+json", "yaml": "application/vnd.oai.openapi"}
+# A document asked for in a format its path does not serve: the reference's 404, written by the
+# path's first format (YAML by default: the reference writes its error detail in that odd form).
+NOT_FOUND = {
+    "json": b'{"detail":"Not found."}',
+    "yaml": b"detail:\n  string: Not found.\n  code: not_found\n",
+}
 
 
 def _version(request) -> str:
@@ -51,7 +57,8 @@ def rendered(version: str, fmt: str) -> tuple[bytes, str]:
 
 
 class SchemaView:
-    """The document: `fmt` fixed (swagger.json, swagger.yaml) or chosen by ?format=json|yaml."""
+    """The document: `fmt` fixed (swagger.json, swagger.yaml) or chosen by ?format=json|yaml;
+    any other format is not found there, as the reference answers."""
 
     documented = False  # the docs' own routes are not part of the API they describe
 
@@ -65,7 +72,15 @@ class SchemaView:
             version = _version(request)
         except versioning.VersionError as exc:
             return _version_error(exc)
-        fmt = self.fmt or {"json": "json", "openapi-json": "json"}.get(request.GET.get("format", ""), "yaml")
+        served = (self.fmt,) if self.fmt else ("yaml", "json")
+        fmt = request.GET.get("format") or served[0]
+        if fmt not in served:
+            return HttpResponse(
+                NOT_FOUND[served[0]],
+                status=404,
+                content_type=f"{MEDIA_TYPES[served[0]]}; charset=utf-8",
+                headers={"Vary": "Accept", "Allow": "GET, HEAD"},
+            )
         body, etag = rendered(version, fmt)
         headers = {"ETag": etag, "API-Version": version, "Vary": "Accept", "Allow": "GET, HEAD"}
         if request.META.get("HTTP_IF_NONE_MATCH") == etag:
@@ -91,7 +106,12 @@ class PageView:
     def __call__(self, request) -> HttpResponse:
         if request.GET.get("format") == "openapi":
             # Older clients (pynautobot's openapi(), the Ansible inventory) read the document here;
-            # the reference redirects them to the JSON document, keeping the version asked for.
+            # the reference redirects them to the JSON document (keeping the version asked for
+            # here) when they accept its media type, and refuses them otherwise.
+            if not accepts(request.META.get("HTTP_ACCEPT", ""), MEDIA_TYPES["json"]):
+                return HttpResponse(
+                    b"406 Not Acceptable", status=406, content_type="text/html; charset=utf-8"
+                )
             query = request.GET.copy()
             query.pop("format")
             suffix = f"?{query.urlencode()}" if query else ""
@@ -111,6 +131,20 @@ class PageView:
         if self.inline_styles:
             response["Content-Security-Policy"] = policy_with_inline_styles()
         return response
+
+
+def accepts(accept: str, media_type: str) -> bool:
+    """Whether an Accept header admits a media type (itself, its `type/*` or `*/*`, without
+    parameters of its own but a weight); no header admits anything."""
+    main = media_type.split("/")[0]
+    ranges = [entry.strip() for entry in accept.split(",") if entry.strip()] or ["*/*"]
+    for entry in ranges:
+        kind, *parameters = (part.strip().lower() for part in entry.split(";"))
+        if any(not p.startswith("q=") for p in parameters):
+            continue
+        if kind in (media_type, f"{main}/*", "*/*"):
+            return True
+    return False
 
 
 @cache

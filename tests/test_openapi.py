@@ -131,6 +131,31 @@ def test_docs_format_openapi_redirects_to_the_json_document(db):
     followed = client.get("/api/docs/", {"format": "openapi"}, follow=True)
     assert followed.status_code == 200
     assert orjson.loads(followed.content)["info"]["version"].endswith(f"({versioning.DEFAULT})")
+    for accept in ("*/*", "application/*", "text/html,application/xhtml+xml,*/*;q=0.8"):
+        assert client.get("/api/docs/?format=openapi", HTTP_ACCEPT=accept).status_code == 301
+    # Clients that accept JSON alone are refused: the document's media type is not theirs.
+    for accept in ("application/json", "application/json; version=2.1", "text/html"):
+        refused = client.get("/api/docs/?format=openapi", HTTP_ACCEPT=accept)
+        assert (refused.status_code, refused.content) == (406, b"406 Not Acceptable")
+        assert refused["Content-Type"] == "text/html; charset=utf-8"
+
+
+def test_documents_in_formats_their_paths_do_not_serve_are_not_found(db):
+    client = Client()
+    for path in ("/api/swagger/", "/api/schema/"):
+        for fmt, media_type in (
+            ("yaml", "application/vnd.oai.openapi"),
+            ("json", "application/vnd.oai.openapi+json"),
+        ):
+            assert client.get(path, {"format": fmt})["Content-Type"] == media_type
+        response = client.get(path, {"format": "openapi-json"})
+        assert response.status_code == 404
+        assert response["Content-Type"] == "application/vnd.oai.openapi; charset=utf-8"
+        assert yaml.safe_load(response.content) == {"detail": {"string": "Not found.", "code": "not_found"}}
+    assert client.get("/api/swagger.json", {"format": "json"}).status_code == 200
+    response = client.get("/api/swagger.json", {"format": "yaml"})
+    assert (response.status_code, orjson.loads(response.content)) == (404, {"detail": "Not found."})
+    assert client.get("/api/swagger.yaml", {"format": "json"}).status_code == 404
 
 
 @pytest.mark.parametrize("path", ["/api/docs/", "/api/docs/?api_version=2.2", "/api/redoc/", "/api/graphql/"])
