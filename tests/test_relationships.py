@@ -289,6 +289,14 @@ def test_association_endpoint_checks_and_names_its_pairs(api, leaf, machines):
     assert rows[0]["source_type"] == "dcim.device" and rows[0]["source_id"] == str(leaf.pk)
     peers = api.json("/api/extras/relationship-associations/", {"relationship": "peer_devices"})["results"]
     assert peers[0]["display"].startswith("leaf1 <-> ")
+    # The filter takes relationships by key alone: an id is no choice, as the reference answers.
+    others = api.json("/api/extras/relationship-associations/", {"relationship__n": "vm_host"})["results"]
+    assert others and all(r["relationship"]["id"] != rows[0]["relationship"]["id"] for r in others)
+    by_id = Relationship.objects.get(key="vm_host").pk
+    for params in ({"relationship": str(by_id)}, {"relationship": ["vm_host", str(by_id)]}):
+        assert api.json("/api/extras/relationship-associations/", params, status=400) == {
+            "relationship": [f"Select a valid choice. {by_id} is not one of the available choices."]
+        }
     core = Device.objects.get(name="core1")
     body = {
         "relationship": "vm_host",

@@ -14,7 +14,14 @@ from queryengine.definitions import cached, watch
 from queryengine.errors import PermissionDenied
 from queryengine.objecttexts import display_labels, object_texts
 from queryengine.query import NOTHING, default_order
-from queryengine.registry import Included, Resource, on_delete, resource_by_object_type, resource_for
+from queryengine.registry import (
+    CustomFilter,
+    Included,
+    Resource,
+    on_delete,
+    resource_by_object_type,
+    resource_for,
+)
 from queryengine.writes import resolve_related
 
 from .deletions import forget_with_objects
@@ -192,6 +199,30 @@ def association_labels(ids) -> dict[str, str]:
 
 
 # -- `include=relationships` ------------------------------------------------------------------
+
+
+def by_key_filters() -> dict[str, CustomFilter]:
+    """An association's `relationship` filter takes relationships by key alone (an id is no
+    choice, as the reference's filter answers), `relationship__n` too."""
+
+    def parse(value: str) -> str:
+        if not Relationship.objects.filter(key=value).exists():
+            raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+        return value
+
+    def samples(objects) -> list:
+        keys = sorted({obj.relationship.key for obj in objects})
+        return [keys[0], keys[-1:] + keys[:1]] if keys else []
+
+    def keyed(negate: bool) -> CustomFilter:
+        return CustomFilter(
+            lambda keys: ~Q(relationship__key__in=keys) if negate else Q(relationship__key__in=keys),
+            parse,
+            lambda obj, keys: (obj.relationship.key in keys) != negate,
+            samples,
+        )
+
+    return {"relationship": keyed(False), "relationship__n": keyed(True)}
 
 
 def other_label(relationship: Relationship, side: str) -> str:

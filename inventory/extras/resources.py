@@ -52,7 +52,7 @@ from .models import (
     Webhook,
     contact_label,
 )
-from .relationships import association_labels
+from .relationships import association_labels, by_key_filters
 
 
 # API 1.x shows a status as {value, label} (its slug and name) wherever an object has one.
@@ -126,6 +126,7 @@ register(
         display=Display((), load=association_labels),
         search=(),
         natural_key=None,
+        filters=by_key_filters(),
     )
 )
 register(
