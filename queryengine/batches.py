@@ -133,18 +133,14 @@ class RelatedLookups:
     def key(target, value):
         """(((path, value as stored), ...) sorted, the attributes an error message shows), or
         None for a form resolved per item."""
-        if isinstance(value, uuid.UUID):
-            return (("pk", value),), {"pk": value}
-        if isinstance(value, str):
-            try:
-                parsed = uuid.UUID(value)
-                return (("pk", parsed),), {"pk": parsed}
-            except ValueError:
-                resource = resource_for(target)
-                attrs = {(resource.natural_key if resource else None) or "name": value}
-        elif isinstance(value, dict):
-            from .writes import _flatten
+        from .writes import _flatten, pk_named
 
+        if (pk := pk_named(target, value)) is not None:
+            return (("pk", pk),), {"pk": pk}
+        if isinstance(value, str):
+            resource = resource_for(target)
+            attrs = {(resource.natural_key if resource else None) or "name": value}
+        elif isinstance(value, dict):
             attrs = _flatten(value)
             if "id" in attrs:
                 attrs["pk"] = attrs.pop("id")
@@ -199,7 +195,7 @@ class Batch:
         instances, manys, errors = [], [], []
         for data in items:
             instance = self.model()
-            if data.get("id"):
+            if data.get("id") and not writer.resource.integer_pk:  # Django assigns integer ids
                 try:
                     instance.pk = uuid.UUID(str(data["id"]))
                     instance.pk_supplied = True  # a generated id needs no check against the table
@@ -234,7 +230,7 @@ class Batch:
     def update(self, items: list, found: dict, partial: bool) -> list[models.Model]:
         writer = self.writer
         writer.lookups = RelatedLookups(writer, items)
-        instances = [found[str(uuid.UUID(str(data["id"])))] for data in items]
+        instances = [found[str(writer.resource.parse_pk(str(data["id"])))] for data in items]
         self.preload(instances, items)
         stored = [
             {f.attname: getattr(i, f.attname) for f in self.model._meta.concrete_fields} for i in instances

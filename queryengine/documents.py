@@ -227,7 +227,7 @@ def write_document(resource: Resource, kind: str, many: frozenset[str], shape=WR
     in a LegacyShape)."""
     field = f"{kind}_{resource.list_field}"
     if kind == "delete":
-        return f"mutation ($ids: [UUID!]!) {{ result: {field}(ids: $ids) }}"
+        return f"mutation ($ids: [{resource.pk_type}!]!) {{ result: {field}(ids: $ids) }}"
     if kind == "update":
         head, arguments = "$data: [GenericScalar]!, $partial: Boolean", "data: $data, partial: $partial"
     else:

@@ -7,11 +7,11 @@ import graphene
 from django.db.models import Q
 from graphene.types.generic import GenericScalar
 
-from .errors import PermissionDenied, ValidationFailed
+from .errors import NotFound, PermissionDenied, ValidationFailed
 from .permissions import allowed_rows, within
 from .registry import MUTATION_EXTENSIONS, Resource, resources
 from .scalars import UUID
-from .writes import Writer
+from .writes import Writer, moved_id_errors, pk_named
 
 ACTIONS = {"create": "add", "update": "change", "delete": "delete"}
 NO_CREDENTIALS = "Authentication credentials were not provided."
@@ -61,6 +61,17 @@ def perform_with_writer(kind: str, resource: Resource, context, arguments: dict)
     return written, writer
 
 
+def check_same_id(context, resource: Resource, pk, given) -> None:
+    """A write of one object by its path must not name another id in its data: refused (400) with
+    the reference's errors, once the caller is known to be allowed to change the object."""
+    if pk_named(resource.model, given) == pk:
+        return
+    rows = require_write(context, resource, "update")
+    if rows and not within(resource.model._default_manager.filter(pk=pk), rows).exists():
+        raise NotFound(f"No {resource.verbose_name} matches the given query.")
+    raise ValidationFailed(moved_id_errors(resource, pk, given))
+
+
 def mutation_fields() -> dict[str, tuple[str, Resource]]:
     """Mutation field name -> (kind, resource), for the schema and the compiler alike."""
     return {
@@ -90,7 +101,8 @@ def build_mutation() -> type:
     for name, (kind, resource) in mutation_fields().items():
         object_type = TYPES[resource.type_name]
         if kind == "delete":
-            output, arguments = graphene.Int, {"ids": graphene.List(graphene.NonNull(UUID), required=True)}
+            key = graphene.Int if resource.integer_pk else UUID
+            output, arguments = graphene.Int, {"ids": graphene.List(graphene.NonNull(key), required=True)}
         else:
             output = graphene.List(object_type)
             arguments = {"data": graphene.List(GenericScalar, required=True)}

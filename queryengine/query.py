@@ -41,8 +41,9 @@ def sortable_fields(resource: Resource) -> tuple[str, ...]:
 
 
 def default_order(model) -> list[str]:
-    """A model's own ordering with the primary key as the unique tie-breaker."""
-    return [*model._meta.ordering, "pk"]
+    """A model's own ordering (or its resource's) with the primary key as the unique tie-breaker."""
+    resource = resource_for(model)
+    return [*(resource.default_ordering if resource else model._meta.ordering), "pk"]
 
 
 def exempt(resource: Resource) -> bool:
@@ -144,7 +145,7 @@ def ordering(resource: Resource, order_by: list[str] | None) -> list[str]:
             sign = "-" if name.startswith("-") else ""
             fields += [sign + column for column in computed.order_by] if computed else [name]
     else:
-        fields = list(resource.model._meta.ordering)
+        fields = list(resource.default_ordering)
     if not any(f.lstrip("-") in {"id", "pk"} for f in fields):
         fields.append("pk")
     return fields

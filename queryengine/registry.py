@@ -239,6 +239,8 @@ class Resource:
     dangling: tuple[str, ...] = ()
     scope: Callable | None = None  # (queryset, user) -> queryset, applied to every read
     natural_key: str | None = "name"  # a unique field that identifies an object by value
+    # The default order where the model declares none of its own (Django's groups: by name).
+    ordering: tuple[str, ...] = ()
     natural_slug: bool = True  # shown (`natural_slug`), as on the reference's models (not content types)
     read_only: tuple[str, ...] = ()  # shown but never written by clients
     # Written by clients but not shown from API 2.x on (an address's namespace: the reference
@@ -292,6 +294,10 @@ class Resource:
         return isinstance(self.model._meta.pk, models.IntegerField)
 
     @property
+    def default_ordering(self) -> tuple[str, ...]:
+        return self.ordering or tuple(self.model._meta.ordering)
+
+    @property
     def pk_type(self) -> str:
         """The GraphQL type of the primary key."""
         return "Int" if self.integer_pk else "UUID"
@@ -299,6 +305,10 @@ class Resource:
     def parse_pk(self, text: str):
         """The primary key a path or filter names (ValueError when it cannot be one)."""
         return int(text) if self.integer_pk else uuid.UUID(text)
+
+    def id_value(self, pk):
+        """An id as the schema's arguments take it: an integer, or a UUID's text."""
+        return int(pk) if self.integer_pk else str(pk)
 
     @property
     def app_label(self) -> str:

@@ -78,7 +78,9 @@ def reference_text(target: Resource, nodes: list[FieldNode], id_text) -> JsonTex
     for index, node in enumerate(nodes):
         text.const(("{" if index == 0 else ",") + jsonsql.json_const(response_key(node)) + ":")
         name = node.name.value
-        if name in ("id", "url"):
+        if name == "id" and target.integer_pk:  # a number (Django's groups)
+            text.sql(id_text)
+        elif name in ("id", "url"):
             text.const('"' + (f"{jsonsql.BASE_MARK}{target.route}/" if name == "url" else ""))
             text.sql(id_text)
             text.const('/"' if name == "url" else '"')

@@ -157,22 +157,61 @@ def _flatten(attrs: dict, prefix: str = "") -> dict:
     return flat
 
 
+def pk_named(model: type[models.Model], value):
+    """The primary key a bare value names: a UUID, or an integer (or its digits) for Django's
+    integer-keyed models (groups); None when it names none (a natural key, say)."""
+    if isinstance(model._meta.pk, models.IntegerField):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        return int(value) if isinstance(value, str) and value.isascii() and value.isdigit() else None
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+ID_FIXED = "The id of an existing object cannot be changed."
+
+
+def moved_id_errors(resource: Resource, pk, given) -> dict:
+    """Why a write of one object (`pk`) whose data names another id is refused. The reference
+    validates the object as saved under that id, so its unique values clash with the object
+    itself ("Tenant with this Name already exists."): those errors, or, for an object whose values
+    clash with nothing (the reference would copy it there), that ids do not change."""
+    model = resource.model
+    other = pk_named(model, given)
+    if other is None:
+        return {"id": ["A valid integer is required." if resource.integer_pk else "Must be a valid UUID."]}
+    instance = model._default_manager.get(pk=pk)
+    instance.pk = other
+    shown = {f.name for f in writable_fields(resource)} | {NON_FIELD}  # not 1.x's slugs
+    errors: dict = {}
+    for check in (instance.validate_unique, instance.validate_constraints):
+        try:
+            check()
+        except ValidationError as exc:
+            for key, messages in exc.message_dict.items():
+                key = NON_FIELD if key == "__all__" else key
+                if key in shown:
+                    errors.setdefault(key, []).extend(messages)
+    return errors or {"id": [ID_FIXED]}
+
+
 def resolve_related(model: type[models.Model], owner: Resource, value, field: str = "") -> models.Model:
-    """One object named by UUID, natural key or attributes; anything else is a ValueError."""
+    """One object named by id, natural key or attributes; anything else is a ValueError."""
     queryset = related_queryset(model, owner, field)
     if isinstance(value, dict):
         attrs = _flatten(value)
         if "id" in attrs:
             attrs["pk"] = attrs.pop("id")
+    elif (pk := pk_named(model, value)) is not None:
+        attrs = {"pk": pk}
     elif isinstance(value, str):
-        try:
-            attrs = {"pk": uuid.UUID(value)}
-        except ValueError:
-            target = resource_for(model)
-            key = (target.natural_key if target else None) or "name"
-            attrs = {key: value}
-    elif isinstance(value, uuid.UUID):
-        attrs = {"pk": value}
+        target = resource_for(model)
+        key = (target.natural_key if target else None) or "name"
+        attrs = {key: value}
     else:
         raise ValueError(f"Related objects must be given by UUID, natural key or attributes, not {value!r}.")
     try:
@@ -491,7 +530,7 @@ class Writer:
         self.prefetch_unique(items)
         for data in items:
             instance = self.resource.model()
-            if isinstance(data, dict) and data.get("id"):
+            if isinstance(data, dict) and data.get("id") and not self.resource.integer_pk:
                 try:
                     instance.pk = uuid.UUID(str(data["id"]))
                 except ValueError:
@@ -533,7 +572,10 @@ class Writer:
         self.prefetch_unique(items)
         # The first invalid object stops the update (all or none) with its errors, as the
         # reference answers a bulk update.
-        return [self.save(found[str(uuid.UUID(str(data["id"])))], data, partial=partial) for data in items]
+        return [
+            self.save(found[str(self.resource.parse_pk(str(data["id"])))], data, partial=partial)
+            for data in items
+        ]
 
     def _delete(self, ids: list) -> int:
         found = self.existing(ids)
@@ -569,7 +611,7 @@ class Writer:
         parsed, bad = [], []
         for value in ids:
             try:
-                parsed.append(uuid.UUID(str(value)))
+                parsed.append(self.resource.parse_pk(str(value)))
             except ValueError:
                 bad.append(str(value))
         model = self.resource.model

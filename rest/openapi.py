@@ -25,7 +25,15 @@ from queryengine.query import filters_of, sortable_fields
 from queryengine.registry import Resource, resources
 
 from . import versioning
-from .openapi_schemas import component_schemas, nullable, paginated, ref, schema_name, write_schema
+from .openapi_schemas import (
+    bulk_delete_schema,
+    component_schemas,
+    nullable,
+    paginated,
+    ref,
+    schema_name,
+    write_schema,
+)
 
 OPENAPI_VERSION = "3.0.3"
 
@@ -278,7 +286,7 @@ def list_operations(resource: Resource, version: str, op: str, tag: str) -> dict
             tag,
             f"Delete several {plural}.",
             response(204, None),
-            body=ref("BulkDelete"),
+            body=bulk_delete_schema(resource),
         ),
     }
 

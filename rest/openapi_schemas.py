@@ -83,13 +83,17 @@ def choice_read_schema(spec) -> dict:
     )
 
 
+def reference_schema(target: Resource) -> dict:
+    return ref("IntegerObjectReference" if target.integer_pk else "ObjectReference")
+
+
 def related_read_schema(target: Resource, nested: bool) -> dict:
     """A related object: a reference at depth 0, the object itself from depth 1 (a reference
     still when the caller may not view it)."""
     return (
-        {"anyOf": [ref("ObjectReference"), ref(f"{schema_name(target)}Nested")]}
+        {"anyOf": [reference_schema(target), ref(f"{schema_name(target)}Nested")]}
         if nested
-        else ref("ObjectReference")
+        else reference_schema(target)
     )
 
 
@@ -198,6 +202,21 @@ RELATED_WRITE = {
 }
 
 
+def related_write_schema(model_field) -> dict:
+    """An object named by id (a number for Django's groups), natural key or attributes."""
+    target = resource_for(model_field.related_model) if model_field is not None else None
+    if target is None or not target.integer_pk:
+        return RELATED_WRITE
+    return {"anyOf": [{"type": "integer", "description": "the object's id"}, *RELATED_WRITE["anyOf"][1:]]}
+
+
+def bulk_delete_schema(resource: Resource) -> dict:
+    if not resource.integer_pk:
+        return ref("BulkDelete")
+    item = {"type": "object", "properties": {"id": key_schema(resource)}, "required": ["id"]}
+    return {"type": "array", "items": item}
+
+
 def write_schema(resource: Resource, partial: bool, old: bool = False) -> dict:
     """What a POST or PUT (`partial` False: required fields required) or a PATCH accepts; `old`:
     at API 1.x, with 1.x names and the fields 1.x alone has."""
@@ -209,9 +228,9 @@ def write_schema(resource: Resource, partial: bool, old: bool = False) -> dict:
             computed = next(s for s in resource.fields if s.name == field.name).computed
             schema = computed.write_schema or {"type": "string"}
         elif field.kind in (FOREIGN_KEY,):
-            schema = RELATED_WRITE
+            schema = related_write_schema(field.model_field)
         elif field.kind == MANY_TO_MANY:
-            schema = {"type": "array", "items": RELATED_WRITE}
+            schema = {"type": "array", "items": related_write_schema(field.model_field)}
         elif field.kind == CONTENT_TYPE:
             schema = {"type": "string", "description": "<app_label>.<model>", "example": "dcim.device"}
         elif field.kind == CONTENT_TYPES:
@@ -316,6 +335,16 @@ def component_schemas(resource_list: list[Resource], version: str | None = None)
             "properties": {
                 "id": {"type": "string", "format": "uuid"},
                 "object_type": {"type": "string", "example": "dcim.location"},
+                "url": {"type": "string", "format": "uri"},
+            },
+            "required": ["id", "object_type", "url"],
+        },
+        "IntegerObjectReference": {
+            "type": "object",
+            "description": "A related object at depth 0 keyed by a number (Django's groups)",
+            "properties": {
+                "id": {"type": "integer"},
+                "object_type": {"type": "string", "example": "auth.group"},
                 "url": {"type": "string", "format": "uri"},
             },
             "required": ["id", "object_type", "url"],

@@ -26,6 +26,7 @@ from queryengine.documents import (
 )
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, unknown_filters
+from queryengine.mutations import check_same_id
 from queryengine.query import can_view, filters_of, restricted, visible_rows
 from queryengine.registry import Resource, resources
 from queryengine.schema import RequestContext
@@ -353,7 +354,7 @@ def envelope(request, count: int, limit: int | None, offset: int, results) -> di
 def read_object(request, resource: Resource, pk, depth=0) -> dict:
     """One object at a depth or in a 1.x shape (documents.LegacyShape)."""
     document = detail_document(resource, depth, shown_many(resource, request))
-    found = run(document, {"id": pk if resource.integer_pk else str(pk)}, request)["object"]
+    found = run(document, {"id": resource.id_value(pk)}, request)["object"]
     if found is None:
         raise not_found(resource)
     return found
@@ -490,21 +491,22 @@ class ListEndpoint(Endpoint):
         body = json_body(request, empty=None)
         if not isinstance(body, list):
             raise not_a_list(body if body is not None else {})
-        errors = [delete_item_errors(item) for item in body]
+        errors = [delete_item_errors(self.resource, item) for item in body]
         if any(errors):
             raise ApiError(400, errors)
-        write(request, self.resource, "delete", {"ids": [str(item["id"]) for item in body]})
+        ids = [self.resource.id_value(item["id"]) for item in body]
+        write(request, self.resource, "delete", {"ids": ids})
         return None, 204
 
 
-def delete_item_errors(item) -> dict:
+def delete_item_errors(resource: Resource, item) -> dict:
     """What is wrong with one `{"id": ...}` of a bulk delete ({} when nothing is)."""
     if not isinstance(item, dict) or not item.get("id"):
         return {"id": ["This field is required."]}
     try:
-        uuid.UUID(str(item["id"]))
+        resource.parse_pk(str(item["id"]))
     except ValueError:
-        return {"id": ["Must be a valid UUID."]}
+        return {"id": ["A valid integer is required." if resource.integer_pk else "Must be a valid UUID."]}
     return {}
 
 
@@ -556,6 +558,8 @@ class DetailEndpoint(Endpoint):
             self.visible(request, key)  # a missing object is a 404 before its body is a 400
             raise
         with etags.matching(request, self.resource, pk), self.found_by_write():
+            if "id" in body:  # naming the object's own id is no change; another is refused
+                check_same_id(request.context, self.resource, pk, body["id"])
             changed = write(
                 request, self.resource, "update", {"data": [{**body, "id": str(pk)}], "partial": partial}
             )[0]
@@ -568,10 +572,10 @@ class DetailEndpoint(Endpoint):
             raise detail_error(400, "A DELETE of one object takes no request body.")
         pk = self.visible(request, key, writing=True)
         with etags.matching(request, self.resource, pk), self.found_by_write():
-            write(request, self.resource, "delete", {"ids": [str(pk)]})
+            write(request, self.resource, "delete", {"ids": [self.resource.id_value(pk)]})
         return None, 204
 
-    def visible(self, request, key: str, writing: bool = False) -> uuid.UUID:
+    def visible(self, request, key: str, writing: bool = False) -> uuid.UUID | int:
         """The object's id if the caller can see it: writing needs no less than reading. A write
         by a caller who may read every object (and names no If-Match) finds the object itself."""
         pk = object_pk(request, self.resource, key)
@@ -621,7 +625,7 @@ class NotesEndpoint(Endpoint):
         note = {**body, "assigned_object_type": self.resource.object_type, "assigned_object_id": str(pk)}
         return create_one(request, self.notes, note), 201
 
-    def existing(self, request, key: str) -> uuid.UUID:
+    def existing(self, request, key: str) -> uuid.UUID | int:
         pk = object_pk(request, self.resource, key)
         if not restricted(self.resource, request.context.user).filter(pk=pk).exists():
             raise not_found(self.resource)

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 
 from inventory.dcim.models import Device, Location
-from inventory.extras.models import Note
+from inventory.extras.models import Note, ObjectChange
 from inventory.ipam.models import Prefix
 from inventory.tenancy.models import Tenant
 from inventory.users.models import Group, ObjectPermission, Token, User
@@ -144,7 +144,7 @@ def test_read_matrix(sample, superuser, object_type):
 def test_every_model_compiles_constraints(sample, superuser):
     """One permission over every type, allowing one object of each: every list shows just it."""
     viewable = [r for r in resources() if r.view_permission and r.served_at(versioning.DEFAULT)]
-    chosen = {r.object_type: str(sample[r.model][0].pk) for r in viewable}
+    chosen = {r.object_type: r.id_value(sample[r.model][0].pk) for r in viewable}
     user, api = account()
     grant(user, list(chosen), ["view"], [{"id": pk} for pk in chosen.values()])
     for resource in viewable:
@@ -177,16 +177,75 @@ def test_groups_disabled_permissions_and_user_substitution(sample, superuser):
     assert ids(api, "/api/extras/notes/") == {str(mine.pk)}
     # Groups list their member counts.
     groups = {g["name"]: g for g in Api(SUPERUSER_KEY).json("/api/users/groups/")["results"]}
-    assert groups["NOC"]["user_count"] == 1 and groups["NOC"]["object_type"] == "users.group"
+    assert groups["NOC"]["user_count"] == 1 and groups["NOC"]["object_type"] == "auth.group"
     # Users list their groups (a many-to-many field: shown when asked for from 3.0), and take
-    # them on a write.
+    # them on a write: by id (a number, or its digits) or by name.
     admin = Api(SUPERUSER_KEY)
     shown = admin.json(f"/api/users/users/{user.pk}/", {"exclude_m2m": "false"})
-    assert [g["id"] for g in shown["groups"]] == [str(team.pk)]
+    assert shown["groups"] == [
+        {"id": team.pk, "object_type": "auth.group", "url": f"http://testserver/api/users/groups/{team.pk}/"}
+    ]
     ops = Group.objects.create(name="Ops")
     status, body = send(admin, "patch", f"/api/users/users/{user.pk}/", {"groups": ["Ops", str(team.pk)]})
     assert status == 200, body
     assert set(user.groups.values_list("name", flat=True)) == {"NOC", "Ops"} and ops.users.count() == 1
+    status, body = send(admin, "patch", f"/api/users/users/{user.pk}/", {"groups": [ops.pk]})
+    assert status == 200 and list(user.groups.all()) == [ops]
+
+
+def test_groups_are_djangos_integer_keyed_groups(sample, superuser):
+    """As the reference's auth groups: numbered, object type auth.group, listed by name; users and
+    permissions name them by id, and a permission on auth.group lets its holders read them."""
+    admin = Api(SUPERUSER_KEY)
+    # An id given on create is not the group's (Django numbers them), as the reference ignores it.
+    status, made = send(admin, "post", "/api/users/groups/", {"name": "brd-netops", "id": 99999})
+    group = Group.objects.get(name="brd-netops")
+    assert status == 201 and made["id"] == group.pk != 99999
+    shown = admin.json(f"/api/users/groups/{group.pk}/", {"depth": 1})
+    assert shown == {
+        "id": group.pk,
+        "object_type": "auth.group",
+        "display": "brd-netops",
+        "url": f"http://testserver/api/users/groups/{group.pk}/",
+        "natural_slug": f"brd-netops_{str(group.pk)[:4]}",
+        "user_count": 0,
+        "name": "brd-netops",
+    }
+    assert list(shown) == ["id", "object_type", "display", "url", "natural_slug", "user_count", "name"]
+    assert made == {k: v for k, v in shown.items() if k != "user_count"}  # writes show no counts
+    assert admin.json("/api/users/groups/brd-netops/")["id"] == group.pk  # by its name too
+    listed = admin.json("/api/users/groups/", {"limit": 1000})["results"]
+    assert [g["name"] for g in listed] == sorted(g["name"] for g in listed)
+    assert [g["id"] for g in admin.json("/api/users/groups/", {"id": group.pk})["results"]] == [group.pk]
+    assert admin.json("/api/users/groups/", {"id": "abc"}, status=400) == {"id": ["Enter a whole number."]}
+    status, changed = send(admin, "patch", f"/api/users/groups/{group.pk}/", {"name": "brd-noc"})
+    assert (status, changed["name"]) == (200, "brd-noc")
+    status, changed = send(admin, "patch", "/api/users/groups/", [{"id": group.pk, "name": "brd-ops"}])
+    assert (status, changed[0]["id"], changed[0]["name"]) == (200, group.pk, "brd-ops")
+    # A permission on groups, granted to a group of the user's.
+    user, api = account()
+    status, permission = send(
+        admin,
+        "post",
+        "/api/users/permissions/?exclude_m2m=false",
+        {"name": "see groups", "object_types": ["auth.group"], "actions": ["view"], "groups": [group.pk]},
+    )
+    assert status == 201 and [g["id"] for g in permission["groups"]] == [group.pk]
+    api.json("/api/users/groups/", status=403)
+    group.users.add(user)
+    assert ids(api, "/api/users/groups/") == {g.pk for g in Group.objects.all()}
+    everyone = {g.pk for g in Group.objects.all()}
+    assert graphql_list(api, "auth.group") == (everyone, len(everyone))
+    # Deleted one by one or in bulk, by their numbers; no change record names them (UUIDs only).
+    other = Group.objects.create(name="brd-other")
+    assert send(admin, "delete", "/api/users/groups/", [{"id": "x"}]) == (
+        400,
+        [{"id": ["A valid integer is required."]}],
+    )
+    assert send(admin, "delete", "/api/users/groups/", [{"id": other.pk}]) == (204, None)
+    assert send(admin, "delete", f"/api/users/groups/{group.pk}/") == (204, None)
+    assert not Group.objects.filter(pk__in=[group.pk, other.pk]).exists()
+    assert not ObjectChange.objects.filter(changed_object_type__model="group").exists()
 
 
 def test_notes_and_available_ips_follow_the_parent_constraints(sample, superuser):

@@ -234,7 +234,7 @@ def superuser_key(superuser):
 
 
 @pytest.mark.parametrize(
-    "path", ["/admin/", "/admin/users/user/", "/admin/users/group/", "/admin/users/objectpermission/add/",
+    "path", ["/admin/", "/admin/users/user/", "/admin/auth/group/", "/admin/auth/group/add/", "/admin/users/objectpermission/add/",
              "/admin/users/token/", "/admin/users/token/add/", "/admin/users/user/add/"],
 )  # fmt: skip
 def test_admin_pages_open_for_a_superuser(superuser, path):

@@ -14,7 +14,7 @@ from inventory.extras.models import CustomField, Status, Tag
 from inventory.tenancy.models import Tenant
 from inventory.users.models import Token
 
-from .conftest import Api
+from .conftest import Api, send
 
 LOCATIONS = "/api/dcim/locations/"
 
@@ -360,3 +360,28 @@ def test_a_bad_interface_type_names_the_closest(api, sample):
     pattern = r'"1000base-tx" is not a valid choice\. Did you mean ([^?]+)\? OPTIONS on this endpoint lists all \d+\.'
     found = re.fullmatch(pattern, message)
     assert found and "1000base-t" in found.group(1).split(" or "), message
+
+
+def test_a_write_of_one_object_naming_another_id_is_refused(api, sample, superuser):
+    """The reference validates the object as saved under the other id: its unique name clashes
+    with itself. Bulk writes name their objects by id, and the object's own id is no change."""
+    tenant = sample[Tenant][0]
+    path = f"/api/tenancy/tenants/{tenant.pk}/"
+    other = "11111111-2222-4333-8444-666666666666"
+    taken = {"name": ["Tenant with this Name already exists."]}
+    assert send(api, "patch", path, {"id": other}) == (400, taken)  # the reference's capture
+    assert send(api, "put", path, {"id": str(sample[Tenant][1].pk), "name": tenant.name}) == (400, taken)
+    assert send(api, "patch", path, {"id": "not-an-id"}) == (400, {"id": ["Must be a valid UUID."]})
+    assert (
+        not Tenant.objects.filter(pk=other).exists() and Tenant.objects.get(pk=tenant.pk).name == tenant.name
+    )
+    status, body = send(api, "patch", path, {"id": str(tenant.pk).upper(), "description": "same"})
+    assert status == 200 and body["description"] == "same"
+    # An object with no unique value of its own: ids do not change.
+    status, note = send(api, "post", f"{path}notes/", {"note": "n"})
+    assert status == 201
+    status, body = send(api, "patch", f"/api/extras/notes/{note['id']}/", {"id": other, "note": "m"})
+    assert (status, body) == (400, {"id": ["The id of an existing object cannot be changed."]})
+    # A caller who may not change the object learns nothing more.
+    read_only = Api(Token.objects.create(user=superuser, write_enabled=False).key)
+    assert send(read_only, "patch", path, {"id": other})[0] == 403

@@ -28,10 +28,18 @@ class UserAdmin(auth_admin.UserAdmin):
     add_form = UserCreationForm
 
 
-@admin.register(Group)
 class GroupAdmin(admin.ModelAdmin):
+    """Django's groups by name alone: their Django model permissions grant nothing here (groups
+    carry object permissions)."""
+
     search_fields = ("name",)
     list_display = ("name",)
+    fields = ("name",)
+
+
+if admin.site.is_registered(Group):  # Django's own form, with the model permissions
+    admin.site.unregister(Group)
+admin.site.register(Group, GroupAdmin)
 
 
 class ObjectPermissionForm(forms.ModelForm):

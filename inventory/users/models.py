@@ -3,7 +3,7 @@ import secrets
 import uuid
 from itertools import pairwise
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, Group
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -13,22 +13,10 @@ from django.utils import timezone
 from .sealing import SealedKeyField
 
 
-class Group(models.Model):
-    """A named set of users; object permissions granted to a group apply to its members."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=150, unique=True)
-
-    class Meta:
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
 class User(AbstractUser):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    # Groups grant object permissions (ObjectPermission.groups), not Django model permissions.
+    # Django's groups, integer-keyed as the reference's; they grant object permissions
+    # (ObjectPermission.groups), not Django model permissions.
     groups = models.ManyToManyField(Group, blank=True, related_name="users")
     # Accounts created through the API may have no password: they sign in with tokens only.
     password = models.CharField("password", max_length=128, blank=True)

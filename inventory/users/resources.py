@@ -32,10 +32,13 @@ register(
 )
 register(
     Resource(
-        Group,
+        Group,  # Django's own (auth.group): integer ids, as the reference's
         "users/groups",
         search=("name",),
         counts={"user_count": "users.User.groups"},
+        hidden=("permissions",),  # Django model permissions: groups here carry object permissions
+        ordering=("name",),
+        change_logged=False,  # as the reference's: a change record names objects by UUID
     )
 )
 register(Resource(ObjectPermission, "users/permissions"))
