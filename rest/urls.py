@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 
 from queryengine.registry import resource_for, resources
 
-from . import cabling, docs, objectviews, status, views
+from . import cabling, docs, fallbacks, objectviews, status, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
@@ -142,8 +142,8 @@ def build_urlpatterns(routes: list[tuple[str, object]]) -> list:
     return [
         *top,
         *(path(f"{app}/", include(patterns)) for app, patterns in below.items()),
-        re_path(r"^(?P<path>.*[^/])$", views.missing_slash),
-        re_path(r"^(?P<path>.*)$", views.unknown_endpoint),
+        re_path(r"^(?P<path>.*[^/])$", fallbacks.missing_slash),
+        re_path(r"^(?P<path>.*)$", fallbacks.unknown_endpoint),
     ]
 
 

@@ -12,8 +12,7 @@ import orjson
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import DataError, IntegrityError, InternalError, OperationalError
-from django.http import HttpResponse, HttpResponseRedirect
-from django.http.response import HttpResponseRedirectBase
+from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 from graphql import GraphQLError
 
@@ -34,7 +33,7 @@ from queryengine.schema import RequestContext
 from . import csvformat, etags, exports, legacy, throttle, versioning
 from .auth import AuthenticationFailed, authenticate, no_credentials
 from .options import describe
-from .render import dumps, render
+from .render import render
 
 # Query parameters that shape the response rather than filter it.
 RESERVED = frozenset(
@@ -737,27 +736,6 @@ def response_format_or_json(request) -> str:
         return response_format(request)
     except ApiError:
         return "json"
-
-
-def missing_slash(request, path: str):
-    """Spec §4.1: a path without its trailing slash redirects (302) to the slashed one. A 302
-    is followed with a GET, which would lose a write: other methods get a 308, which clients
-    follow with the same method and body."""
-    query = request.META.get("QUERY_STRING", "")
-    url = f"/api/{path}/" + (f"?{query}" if query else "")
-    if request.method in ("GET", "HEAD"):
-        return HttpResponseRedirect(url)
-    detail = {"detail": f"This URL ends with a slash: {request.method} {url}"}
-    return WriteRedirect(url, content=dumps(detail), content_type="application/json")
-
-
-class WriteRedirect(HttpResponseRedirectBase):
-    status_code = 308
-
-
-def unknown_endpoint(request, path: str = ""):
-    detail = "Not found. The API's endpoints are listed at /api/ and in /api/docs/."
-    return HttpResponse(dumps({"detail": detail}), status=404, content_type="application/json")
 
 
 class TokenListEndpoint(ListEndpoint):
