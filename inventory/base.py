@@ -4,7 +4,7 @@ import uuid
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import DEFAULT_DB_ALIAS, models
 
 from queryengine.acting import guarded, write_guard
 from queryengine.changes import saved_outside_engine
@@ -21,6 +21,20 @@ class TextDecimalField(models.DecimalField):
     """A decimal the API shows as a string ("0.95"), as the reference shows a power factor."""
 
     shown_as_text = True
+
+
+class UniqueWhere(models.UniqueConstraint):
+    """A unique constraint over fields, for the rows its condition matches, whose clash is told
+    with the model's unique message (Django tells an unconditional one's so, a conditional one's
+    with the constraint's own message)."""
+
+    def validate(self, model, instance, exclude=None, using=DEFAULT_DB_ALIAS):
+        try:
+            super().validate(model, instance, exclude=exclude, using=using)
+        except ValidationError:
+            if self.violation_error_message != self.default_violation_error_message:
+                raise
+            raise instance.unique_error_message(model, self.fields) from None
 
 
 def described_without_limits(model_field: models.Field) -> models.Field:

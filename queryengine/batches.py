@@ -187,7 +187,10 @@ class Batch:
     def __init__(self, writer):
         self.writer = writer
         self.model = writer.resource.model
-        self.foreign_keys = [f for f in self.model._meta.concrete_fields if f.is_relation and f.many_to_one]
+        # One-to-one fields too (a module's bay): read per batch, not checked per object.
+        self.foreign_keys = [
+            f for f in self.model._meta.concrete_fields if f.is_relation and (f.many_to_one or f.one_to_one)
+        ]
 
     def create(self, items: list) -> list[models.Model]:
         writer = self.writer
@@ -365,18 +368,23 @@ class Batch:
 
     def check_plain(self, model_class, constraint, live: list) -> None:
         fields = [self.model._meta.get_field(name) for name in constraint.fields]
+        tests = null_tests(self.model, constraint)
+        compared = fields + [f for f, _ in tests]
         keyed, seen = [], set()
         for instance, item_errors in live:
             key = tuple(getattr(instance, f.attname) for f in fields)
             if any(v is None for v in key) or any(f.name in item_errors for f in fields):
                 continue
-            if self.unchanged(instance, fields):
+            if any((getattr(instance, f.attname) is None) != null for f, null in tests):
+                continue  # a row the condition leaves out
+            if self.unchanged(instance, compared):
                 seen.add(key)  # stored as it is: it can only clash within the batch
                 continue
             keyed.append((key, instance, item_errors))
         if not keyed:
             return
         filters = {f"{f.attname}__in": {k[n] for k, _, _ in keyed} for n, f in enumerate(fields)}
+        filters.update({f"{f.attname}__isnull": null for f, null in tests})
         taken = defaultdict(set)
         rows = self.model._default_manager.filter(**filters).values_list("pk", *(f.attname for f in fields))
         for row in rows:
@@ -473,20 +481,48 @@ class Batch:
 @cache
 def constraints_of(model) -> tuple[list, list]:
     """The model's constraints as (model class, constraint) pairs: unique constraints over plain
-    fields, checked for a whole batch in one query each, and the others, checked per object.
-    Worked out once per model: every write asks."""
+    fields (for the rows a condition of null tests matches, if it has one), checked for a whole
+    batch in one query each, and the others, checked per object. Worked out once per model:
+    every write asks."""
     plain, other = [], []
     for model_class, constraints in model().get_constraints():
         for constraint in constraints:
             simple = (
                 isinstance(constraint, UniqueConstraint)
                 and constraint.fields
-                and not constraint.condition
+                and null_tests(model, constraint) is not None
                 and not constraint.expressions
                 and constraint.nulls_distinct is not False
             )
             (plain if simple else other).append((model_class, constraint))
     return plain, other
+
+
+def null_tests(model, constraint) -> list | None:
+    """A unique constraint's condition as (field, is null) pairs, all to hold (`module__isnull`:
+    a device's own components), read on objects in memory; [] without a condition, None for a
+    condition of any other form."""
+    condition = constraint.condition
+    if not condition:
+        return []
+    if not isinstance(condition, Q) or condition.negated or condition.connector != Q.AND:
+        return None
+    tests = []
+    for child in condition.children:
+        if (
+            not isinstance(child, tuple)
+            or not child[0].endswith("__isnull")
+            or not isinstance(child[1], bool)
+        ):
+            return None
+        try:
+            field = model._meta.get_field(child[0][: -len("__isnull")])
+        except FieldDoesNotExist:
+            return None
+        if not field.concrete:
+            return None
+        tests.append((field, child[1]))
+    return tests
 
 
 def update_rows(model, instances: list, fields: list) -> None:

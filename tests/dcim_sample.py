@@ -6,6 +6,7 @@ import datetime
 from decimal import Decimal
 
 from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
 
 from inventory.dcim.models import (
     ConsolePort,
@@ -319,8 +320,10 @@ def build_dcim(s: str, owner, tenants, site, room, active, vrfs, vlans, addresse
         FrontPort: list(FrontPort.objects.filter(device__in=devices)),
         RearPort: list(RearPort.objects.filter(device__in=devices)),
         DeviceBay: list(DeviceBay.objects.filter(device__in=devices)),
-        ModuleBay: list(ModuleBay.objects.filter(parent_device__in=devices))
-        + list(ModuleBay.objects.filter(parent_module__in=modules)),
+        # A module's bays carry the device it is installed in too.
+        ModuleBay: list(
+            ModuleBay.objects.filter(Q(parent_device__in=devices) | Q(parent_module__in=modules))
+        ),
         Module: modules,
         InventoryItem: items,
         InterfaceRedundancyGroup: irg,

@@ -97,10 +97,8 @@ class TestModuleFamilies:
             "MPC7E installed in core1",
             "PSU-AC (Asset Tag: PSU-9) at location AMS1",
         ]
-        assert names(api, "/api/dcim/module-bays/", {}, "display") == [
-            "MPC7E installed in core1 (PIC0)",
-            "core1 (FPC0)",
-        ]
+        # A module's bay carries the device the module is installed in, and is named after it.
+        assert names(api, "/api/dcim/module-bays/", {}, "display") == ["core1 (FPC0)", "core1 (PIC0)"]
         module = api.json("/api/dcim/modules/", {"serial": "M1", "depth": 1})["results"][0]
         assert module["parent_module_bay"]["display"] == "core1 (FPC0)"
 

@@ -164,3 +164,31 @@ def test_devices_and_machines_take_software_image_files(api, sample):
         {"software_image_files": [str(stranger.pk)]},
     )
     assert status == 200 and [f["id"] for f in body["software_image_files"]] == [str(stranger.pk)]
+
+
+def test_a_chassis_master_lists_every_members_interfaces(api, sample):
+    """As the reference's: the master's own, and the other members' that are not
+    management-only; a member lists its own only."""
+    master = Device.objects.get(name="leaf1")
+    member = Device.objects.create(
+        name="leaf1-member",
+        device_type=master.device_type,
+        role=master.role,
+        status=master.status,
+        location=master.location,
+        virtual_chassis=master.virtual_chassis,
+        vc_position=2,
+    )
+    member.interfaces.create(name="member-eth9", type="1000base-t", status=master.status)
+    own = {str(pk) for pk in master.interfaces.values_list("pk", flat=True)}
+    members = {str(pk) for pk in member.interfaces.filter(mgmt_only=False).values_list("pk", flat=True)}
+    assert member.interfaces.filter(mgmt_only=True).exists()  # Management1, from its type
+    for value in (master.name, str(master.pk)):
+        for name in ("device", "device_id"):
+            found = api.json("/api/dcim/interfaces/", {name: value, "limit": 0})["results"]
+            assert {i["id"] for i in found} == own | members, (name, value)
+    found = api.json("/api/dcim/interfaces/", {"device": member.name, "limit": 0})["results"]
+    assert {i["id"] for i in found} == {str(pk) for pk in member.interfaces.values_list("pk", flat=True)}
+    assert api.json("/api/dcim/interfaces/", {"device": "no-such-device"}, status=400) == {
+        "device": ["Select a valid choice. no-such-device is not one of the available choices."]
+    }

@@ -159,7 +159,8 @@ def test_a_batch_names_its_failing_items_and_writes_nothing(api, network):
     status, body = send(api, "post", "/api/dcim/interfaces/", rows)
     assert status == 400
     assert [i for i, errors in enumerate(body) if errors] == [13, 17]
-    assert body[13] == {"name": [f"A interface named {rows[4]['name']} already exists on this device."]}
+    device = rows[4]["device"]["name"]  # named by name in this item
+    assert body[13] == {"non_field_errors": [f"A interface by this name already exists on {device}"]}
     assert body[17] == {
         "untagged_vlan": [f"Related object not found using the provided attributes: id={missing}."]
     }

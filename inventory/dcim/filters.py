@@ -1,13 +1,18 @@
-"""Filters of DCIM resources beyond plain field lookups: flags, to-many relations, module bays."""
+"""Filters of DCIM resources beyond plain field lookups: flags, to-many relations, module bays,
+interface kinds and the devices (and virtual chassis) interfaces are on."""
 
+import operator
 import uuid
+from functools import reduce
 
 from django.db.models import Q
 
 from queryengine.filters import parse_bool
 from queryengine.registry import CustomFilter
 
-from .models import ModuleBay
+from . import choices
+from .models import Device, ModuleBay
+from .models.interfaces import VIRTUAL_INTERFACE_TYPES
 
 
 def flag(build, oracle) -> CustomFilter:
@@ -68,3 +73,79 @@ def compatible_with_bay(family_field: str) -> CustomFilter:
         lambda obj, families: families[-1] is None or family_of(obj) == families[-1],
         lambda objects: [str(pk) for pk in ModuleBay.objects.values_list("pk", flat=True)[:1]],
     )
+
+
+WIRELESS_TYPES = frozenset(
+    v for v, _ in choices.INTERFACE_TYPES if v.startswith("ieee802.11") or v == "other-wireless"
+)
+INTERFACE_KINDS = {
+    "virtual": lambda: Q(type__in=VIRTUAL_INTERFACE_TYPES),
+    "wireless": lambda: Q(type__in=WIRELESS_TYPES),
+    "physical": lambda: ~Q(type__in=VIRTUAL_INTERFACE_TYPES | WIRELESS_TYPES),
+}
+
+
+def interface_kind(interface) -> str:
+    if interface.type in VIRTUAL_INTERFACE_TYPES:
+        return "virtual"
+    return "wireless" if interface.type in WIRELESS_TYPES else "physical"
+
+
+def parse_kind(value: str) -> str:
+    if value not in INTERFACE_KINDS:
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    return value
+
+
+KIND = CustomFilter(
+    lambda kinds: reduce(operator.or_, (INTERFACE_KINDS[k]() for k in kinds)),
+    parse_kind,
+    lambda interface, kinds: interface_kind(interface) in kinds,
+    ("physical", "virtual", ["physical", "virtual"]),
+)
+
+
+def devices_named(value: str) -> list:
+    """The devices a filter value names, by id or name (a 400 naming the value if none)."""
+    try:
+        found = Device.objects.filter(pk=uuid.UUID(value))
+    except ValueError:
+        found = Device.objects.filter(name=value)
+    pks = list(found.values_list("pk", flat=True))
+    if not pks:
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    return pks
+
+
+def with_chassis_members(pks) -> Q:
+    """A device's interfaces (its modules' too: they carry the device), and for a virtual
+    chassis' master the other members' that are not management-only, as the reference's
+    interface filters take a device."""
+    return Q(device__in=pks) | Q(device__virtual_chassis__master__in=pks, mgmt_only=False)
+
+
+def interface_on_devices(interface, groups) -> bool:
+    pks = {pk for group in groups for pk in group}
+    device = interface.device
+    if device is None:
+        return False
+    chassis = device.virtual_chassis
+    return device.pk in pks or (chassis is not None and chassis.master_id in pks and not interface.mgmt_only)
+
+
+def chassis_masters_first(interfaces) -> list:
+    """Sample values: a virtual chassis master's id and name (when the sample has one) and
+    another device's name."""
+    devices = sorted(
+        {i.device for i in interfaces if i.device is not None},
+        key=lambda d: (d.virtual_chassis is None or d.virtual_chassis.master_id != d.pk, d.name),
+    )
+    return [str(devices[0].pk), devices[0].name, devices[-1].name] if devices else []
+
+
+INTERFACE_DEVICE = CustomFilter(
+    lambda groups: with_chassis_members([pk for group in groups for pk in group]),
+    devices_named,
+    interface_on_devices,
+    chassis_masters_first,
+)

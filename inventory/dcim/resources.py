@@ -1,6 +1,4 @@
-import operator
 import uuid
-from functools import reduce
 
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import F, Q
@@ -16,9 +14,9 @@ from queryengine.registry import (
     register,
 )
 
-from . import choices, graphql, terminations
+from . import graphql, terminations
 from .capabilities import CAPABILITIES
-from .filters import compatible_with_bay, flag, members
+from .filters import INTERFACE_DEVICE, KIND, compatible_with_bay, flag, members
 from .labels import device_display, module_bay_labels, module_labels
 from .legacy import region_of, site_filters, site_of, within
 from .models import (
@@ -74,7 +72,6 @@ from .models import (
 )
 from .models.cables import CABLE_ENDS, CableTermination
 from .models.cabletypes import END_FIELDS
-from .models.interfaces import VIRTUAL_INTERFACE_TYPES
 from .models.locations import REGION, SITE, view_type
 from .models.paths import ENDPOINT_TYPES
 
@@ -127,34 +124,6 @@ CONNECTED = flag(
 REACHING = flag(
     lambda _: Q(_path__destination_id__isnull=False),
     lambda end: end._path_id is not None and end._path.destination_id is not None,
-)
-WIRELESS_TYPES = frozenset(
-    v for v, _ in choices.INTERFACE_TYPES if v.startswith("ieee802.11") or v == "other-wireless"
-)
-INTERFACE_KINDS = {
-    "virtual": lambda: Q(type__in=VIRTUAL_INTERFACE_TYPES),
-    "wireless": lambda: Q(type__in=WIRELESS_TYPES),
-    "physical": lambda: ~Q(type__in=VIRTUAL_INTERFACE_TYPES | WIRELESS_TYPES),
-}
-
-
-def interface_kind(interface) -> str:
-    if interface.type in VIRTUAL_INTERFACE_TYPES:
-        return "virtual"
-    return "wireless" if interface.type in WIRELESS_TYPES else "physical"
-
-
-def parse_kind(value: str) -> str:
-    if value not in INTERFACE_KINDS:
-        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
-    return value
-
-
-KIND = CustomFilter(
-    lambda kinds: reduce(operator.or_, (INTERFACE_KINDS[k]() for k in kinds)),
-    parse_kind,
-    lambda interface, kinds: interface_kind(interface) in kinds,
-    ("physical", "virtual", ["physical", "virtual"]),
 )
 
 
@@ -650,7 +619,7 @@ register(
         Interface,
         "dcim/interfaces",
         **cabled(
-            filters={"kind": KIND},
+            filters={"kind": KIND, "device": INTERFACE_DEVICE, "device_id": INTERFACE_DEVICE},
             search=("name", "label", "description", "mac_address"),
             counts={"ip_address_count": "ipam.IPAddressToInterface.interface"},
             read_only=("ip_addresses",),

@@ -5,12 +5,14 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import Q
 
-from inventory.base import BaseModel, PrimaryModel, TextDecimalField, TreeModel
+from inventory.base import BaseModel, PrimaryModel, TextDecimalField, TreeModel, UniqueWhere
 
 from .. import choices
 from ..naming import naturalize
 from .cables import CableTermination
+from .moduletree import device_of
 from .paths import PathEndpoint, retrace_through
 
 
@@ -31,8 +33,53 @@ class NaturallyOrdered(models.Model):
         super().save(*args, **kwargs)
 
 
-class ComponentModel(NaturallyOrdered, PrimaryModel):
-    """A named part of one device or one module (exactly one of the two)."""
+class OwnedByDeviceOrModule(NaturallyOrdered):
+    """A part of a device or of a module. One of a module also carries the device the module is
+    installed in (kept by `moduletree`), as the reference's do: a device's parts are found by
+    their device alone, and its own names stay apart from its modules' (`_unique_per_owner`)."""
+
+    # The reference's words for a device that is not the one the module is installed in.
+    device_differs = "Module's assigned device differs (device) from the root device: device"
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def owner_fields(cls) -> tuple[str, str]:
+        return "device", "module"
+
+    def prepare_for_bulk(self) -> None:
+        super().prepare_for_bulk()
+        device_field, module_field = self.owner_fields()
+        if getattr(self, f"{device_field}_id") is None and getattr(self, f"{module_field}_id") is not None:
+            setattr(self, f"{device_field}_id", device_of(getattr(self, module_field)))
+
+    def clean_owner(self) -> None:
+        """One of the two is set; a module's part takes the module's device, or names it."""
+        device_field, module_field = self.owner_fields()
+        device_id, module_id = getattr(self, f"{device_field}_id"), getattr(self, f"{module_field}_id")
+        if not device_id and not module_id:
+            raise ValidationError(f"Either {device_field} or {module_field} must be set")
+        if module_id is None:
+            return
+        carried = device_of(getattr(self, module_field))
+        if device_id is None:
+            setattr(self, f"{device_field}_id", carried)
+        elif device_id != carried:
+            raise ValidationError(self.device_differs)
+
+    def unique_error_message(self, model_class, unique_check):
+        device_field, _ = self.owner_fields()
+        if tuple(unique_check) != (device_field, "name"):
+            return super().unique_error_message(model_class, unique_check)
+        owner = getattr(self, device_field)
+        error = ValidationError(f"A {self._meta.verbose_name} by this name already exists on {owner}")
+        error.code = "unique_together"  # read by Django's constraint validation
+        return error
+
+
+class ComponentModel(OwnedByDeviceOrModule, PrimaryModel):
+    """A named part of one device or one module."""
 
     # Names a component by value in CSV (as the reference does): its owner, then its name.
     natural_key_field_names = ("device", "module", "name")
@@ -52,10 +99,6 @@ class ComponentModel(NaturallyOrdered, PrimaryModel):
         ordering = ["device", "_name", "id"]
 
     @classmethod
-    def owner_fields(cls) -> tuple[str, str | None]:
-        return "device", "module"
-
-    @classmethod
     def instantiation_defaults(cls) -> dict:
         """Values a component made from a template takes that the template does not carry."""
         return {}
@@ -72,36 +115,19 @@ class ComponentModel(NaturallyOrdered, PrimaryModel):
 
     def clean(self):
         super().clean()
-        device_field, module_field = self.owner_fields()
-        device_id = getattr(self, f"{device_field}_id")
-        module_id = getattr(self, f"{module_field}_id") if module_field else None
-        if device_id and module_id:
-            raise ValidationError("Only one of device or module must be set")
-        if not device_id and not module_id:
-            raise ValidationError("Either device or module must be set")
+        self.clean_owner()
         if not self._state.adding:
             # A bulk update keeps the stored values beside each object: no query per object.
             stored = getattr(self, "stored_values", None)
             if stored is not None:
-                previous = stored[f"{device_field}_id"]
+                previous = stored["device_id"]
             else:
                 before = type(self)._default_manager.filter(pk=self.pk)
-                previous = before.values_list(f"{device_field}_id", flat=True).first()
-            if previous is not None and previous != device_id:
-                raise ValidationError({device_field: ["Components cannot be moved to a different device."]})
+                previous = before.values_list("device_id", flat=True).first()
+            if previous is not None and previous != self.device_id:
+                raise ValidationError({"device": ["Components cannot be moved to a different device."]})
         # A name taken on the same owner is refused by the (owner, name) constraints, checked for
-        # a whole batch at once, with the message below.
-
-    def unique_error_message(self, model_class, unique_check):
-        device_field, module_field = self.owner_fields()
-        if tuple(unique_check) not in ((device_field, "name"), (module_field, "name")):
-            return super().unique_error_message(model_class, unique_check)
-        kind = "device" if unique_check[0] == device_field else "module"
-        error = ValidationError(
-            {"name": [f"A {self._meta.verbose_name} named {self.name} already exists on this {kind}."]}
-        )
-        error.code = "unique_together"  # read by Django's constraint validation
-        return error
+        # a whole batch at once.
 
 
 def clean_draw(port) -> None:
@@ -126,9 +152,19 @@ def power_factor_field() -> TextDecimalField:
 
 
 def _unique_per_owner(name: str, device="device", module="module"):
+    """A name is unique per module and among a device's own parts: its modules' parts carry the
+    device too and may repeat the device's names (as the reference's may), with its messages."""
     return [
-        models.UniqueConstraint(fields=[device, "name"], name=f"dcim_{name}_device_name"),
-        models.UniqueConstraint(fields=[module, "name"], name=f"dcim_{name}_module_name"),
+        UniqueWhere(
+            fields=[device, "name"],
+            condition=Q(**{f"{module}__isnull": True}),
+            name=f"dcim_{name}_device_name",
+        ),
+        models.UniqueConstraint(
+            fields=[module, "name"],
+            name=f"dcim_{name}_module_name",
+            violation_error_message=f"The fields {module}, name must make a unique set.",
+        ),
     ]
 
 
@@ -314,12 +350,9 @@ class DeviceBay(NaturallyOrdered, PrimaryModel):
             ancestor = bay.device if bay else None
 
 
-class ModuleBay(NaturallyOrdered, PrimaryModel):
+class ModuleBay(OwnedByDeviceOrModule, PrimaryModel):
     natural_key_field_names = ("pk",)
-
-    # Its clean method checks names per parent against the database, which earlier items of
-    # the same batch must already be in: written object by object.
-    per_object_writes = True
+    device_differs = "module bay.parent_device differs from the parent_module's nested device: device"
 
     parent_device = models.ForeignKey(
         "dcim.Device", on_delete=models.CASCADE, null=True, blank=True, related_name="module_bays"
@@ -351,7 +384,7 @@ class ModuleBay(NaturallyOrdered, PrimaryModel):
         constraints = _unique_per_owner("modulebay", "parent_device", "parent_module")
 
     @classmethod
-    def owner_fields(cls) -> tuple[str, str | None]:
+    def owner_fields(cls) -> tuple[str, str]:
         return "parent_device", "parent_module"
 
     instantiation_defaults = ComponentModel.instantiation_defaults
@@ -361,19 +394,7 @@ class ModuleBay(NaturallyOrdered, PrimaryModel):
 
     def clean(self):
         super().clean()
-        if self.parent_device_id and self.parent_module_id:
-            raise ValidationError("Only one of parent_device or parent_module must be set")
-        if not self.parent_device_id and not self.parent_module_id:
-            raise ValidationError("Either parent_device or parent_module must be set")
-        owner = (
-            {"parent_device": self.parent_device_id}
-            if self.parent_device_id
-            else {"parent_module": self.parent_module_id}
-        )
-        if ModuleBay.objects.filter(name=self.name, **owner).exclude(pk=self.pk).exists():
-            raise ValidationError(
-                {"name": [f"A module bay named {self.name} already exists on this parent."]}
-            )
+        self.clean_owner()
 
 
 class InventoryItem(NaturallyOrdered, TreeModel, PrimaryModel):

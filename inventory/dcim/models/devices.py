@@ -11,6 +11,7 @@ from inventory.slugs import SlugModel
 
 from .. import choices
 from ..naming import naturalize
+from . import moduletree
 
 
 class Manufacturer(SlugModel, OrganizationalModel):
@@ -653,6 +654,9 @@ class DeviceClusterAssignment(BaseModel):
 
 class Module(BuiltFromTemplates, PrimaryModel):
     natural_key_field_names = ("pk",)
+    # Where a module is installed gives its parts their device: writes naming one read its bay.
+    validation_prefetch = ("parent_module_bay",)
+    write_batch = staticmethod(moduletree.place_later)
 
     module_type = models.ForeignKey(ModuleType, on_delete=models.PROTECT, related_name="modules")
     parent_module_bay = models.OneToOneField(
@@ -677,6 +681,30 @@ class Module(BuiltFromTemplates, PrimaryModel):
 
     class Meta:
         ordering = ["module_type__manufacturer__name", "module_type__model", "id"]
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        if "parent_module_bay_id" in field_names:  # where it was: a move hands down a new device
+            instance.stored_bay_id = instance.parent_module_bay_id
+        return instance
+
+    def moving(self) -> bool:
+        return not self._state.adding and self.parent_module_bay_id != getattr(
+            self, "stored_bay_id", self.parent_module_bay_id
+        )
+
+    def prepare_for_bulk(self) -> None:
+        super().prepare_for_bulk()
+        if self.moving():
+            self.placed_later = moduletree.note_moved(self)
+
+    def save(self, *args, **kwargs):
+        moving = self.moving()
+        super().save(*args, **kwargs)
+        if moving and not getattr(self, "placed_later", False):
+            moduletree.give_devices([self.pk])  # a save outside the engine's writes: at once
+        self.stored_bay_id, self.placed_later = self.parent_module_bay_id, False
 
     def __str__(self) -> str:
         if not self.module_type_id:
@@ -740,11 +768,7 @@ class Module(BuiltFromTemplates, PrimaryModel):
 
     @property
     def device(self):
-        """The device this module is installed in, through any depth of module bays."""
-        bay, seen = self.parent_module_bay, set()
-        while bay is not None and bay.pk not in seen:
-            seen.add(bay.pk)
-            if bay.parent_device_id is not None:
-                return bay.parent_device
-            bay = bay.parent_module.parent_module_bay if bay.parent_module_id else None
-        return None
+        """The device this module is installed in, through any depth of module bays (a nested
+        bay carries its device too)."""
+        bay = self.parent_module_bay
+        return bay.parent_device if bay is not None else None

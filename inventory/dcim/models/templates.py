@@ -15,6 +15,7 @@ from inventory.base import OrganizationalModel, ValueChoiceField
 
 from .. import choices
 from .components import NaturallyOrdered, clean_draw, power_factor_field
+from .moduletree import devices_of
 
 
 class ComponentTemplate(NaturallyOrdered, OrganizationalModel):
@@ -291,6 +292,8 @@ def instantiate_components(owners: list) -> None:
     type_field = "device_type_id" if is_device else "module_type_id"
     types = {getattr(owner, type_field) for owner in owners}
     made: dict = {}  # (owner, template id) -> component: later templates point at earlier ones
+    # A module's parts also carry the device the module is installed in.
+    carried = {} if is_device else devices_of(owners)
     for template_model in TEMPLATE_ORDER:
         if not is_device and template_model is DeviceBayTemplate:
             continue
@@ -302,16 +305,21 @@ def instantiate_components(owners: list) -> None:
         if not per_type:
             continue
         component_model = apps.get_model("dcim", template_model.component)
-        owner_field = component_model.owner_fields()[0 if is_device else 1]
+        device_field, module_field = component_model.owner_fields()
         defaults = component_model.instantiation_defaults()
         components = []
         for owner in owners:
+            owned = (
+                {device_field: owner}
+                if is_device
+                else {module_field: owner, f"{device_field}_id": carried[owner.pk]}
+            )
             for template in per_type[getattr(owner, type_field)]:
                 component = component_model(
                     name=template.name,
                     label=template.label,
                     description=template.description,
-                    **{owner_field: owner},
+                    **owned,
                     **defaults,
                     **template.component_values(lambda pk, owner=owner: made[(owner.pk, pk)]),
                 )
