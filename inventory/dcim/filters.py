@@ -105,16 +105,20 @@ KIND = CustomFilter(
 )
 
 
-def devices_named(value: str) -> list:
-    """The devices a filter value names, by id or name (a 400 naming the value if none)."""
+def objects_named(model, value: str) -> list:
+    """The ids of the objects a filter value names, by id or name (a 400 naming the value if none)."""
     try:
-        found = Device.objects.filter(pk=uuid.UUID(value))
+        found = model.objects.filter(pk=uuid.UUID(value))
     except ValueError:
-        found = Device.objects.filter(name=value)
+        found = model.objects.filter(name=value)
     pks = list(found.values_list("pk", flat=True))
     if not pks:
         raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
     return pks
+
+
+def devices_named(value: str) -> list:
+    return objects_named(Device, value)
 
 
 def with_chassis_members(pks) -> Q:

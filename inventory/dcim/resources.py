@@ -16,7 +16,7 @@ from queryengine.registry import (
 
 from . import graphql, terminations
 from .capabilities import CAPABILITIES
-from .filters import INTERFACE_DEVICE, KIND, compatible_with_bay, flag, members
+from .filters import INTERFACE_DEVICE, KIND, compatible_with_bay, flag, members, objects_named
 from .labels import device_display, module_bay_labels, module_labels
 from .legacy import region_of, site_filters, site_of, within
 from .models import (
@@ -132,14 +132,7 @@ def cable_ends(path: str, model, label: str) -> CustomFilter:
     given objects, named by id or name."""
 
     def parse(value: str):
-        try:
-            found = model.objects.filter(pk=uuid.UUID(value))
-        except ValueError:
-            found = model.objects.filter(name=value)
-        pks = list(found.values_list("pk", flat=True))
-        if not pks:
-            raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
-        return pks
+        return objects_named(model, value)
 
     def build(groups) -> Q:
         pks = [pk for group in groups for pk in group]
