@@ -123,6 +123,12 @@ def test_sign_in_dashboard_graphiql_and_swagger(browser, live_server, network):
     # GraphiQL loads from the service and runs a query as the signed-in user, no token pasted.
     browser.get(f"{live_server.url}/api/graphql/")
     wait.until(shown.presence_of_element_located((By.CSS_SELECTOR, ".graphiql-query-editor .CodeMirror")))
+    # It carries the product's name and a first query that walks a device's relations.
+    assert text_of(".graphiql-logo") == "NetInventory GraphQL"
+    first = browser.execute_script(
+        "return document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue()"
+    )
+    assert "interfaces(name__isw" in first and "ip_addresses" in first
     browser.execute_script(
         "document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(arguments[0])",
         "{ locations_count }",

@@ -14,5 +14,22 @@
     headers["Authorization"] = "Token " + token;
   }
   const fetcher = GraphiQL.createFetcher({ url: window.location.pathname, headers });
-  ReactDOM.createRoot(element).render(React.createElement(GraphiQL, { fetcher }));
+  // A first query to run (Ctrl-Enter): a device's relations walked as far as they go.
+  const defaultQuery = [
+    "# NetInventory GraphQL: every model, its relations and its custom fields (cf_<key>).",
+    "# Lists take the REST API's filters as arguments, nested lists too. Ctrl-Enter runs it.",
+    "{",
+    "  devices(limit: 5) {",
+    "    name",
+    "    location { name }",
+    '    interfaces(name__isw: "Ethernet") {',
+    "      name",
+    "      ip_addresses { address }",
+    "    }",
+    "  }",
+    "}",
+    "",
+  ].join("\n");
+  const logo = React.createElement(GraphiQL.Logo, null, "NetInventory GraphQL");
+  ReactDOM.createRoot(element).render(React.createElement(GraphiQL, { fetcher, defaultQuery }, logo));
 })();
