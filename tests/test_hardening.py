@@ -105,7 +105,7 @@ def server_environment(tmp_path, **changes) -> dict[str, str]:
     return environment
 
 
-# The production settings the README gives: behind HTTPS, with a key and host names of its own.
+# The production settings docs/operations.md gives: behind HTTPS, with a key and host names of its own.
 PRODUCTION = {
     "SECRET_KEY": "kX9v2-production-like-key-Qm7t1Zp8rW4yL0sN6bH3jD5fG_cA9eU2iO7xV1nM",
     "ALLOWED_HOSTS": "inventory.example.net",
