@@ -49,11 +49,43 @@ def _version_error(exc: versioning.VersionError) -> HttpResponse:
 
 
 @cache
-def rendered(version: str, fmt: str) -> tuple[bytes, str]:
-    """The document's bytes in one format and their entity tag (built once per process)."""
+def rendered(version: str, fmt: str, app: str = "") -> tuple[bytes, str]:
+    """The document's bytes in one format and their entity tag (built once per process); with an
+    application, only its paths and the components they use."""
     document = openapi.document(version)
+    if app:
+        document = application_part(document, app)
     body = orjson.dumps(document) if fmt == "json" else yamltext.dump(document).encode()
     return body, f'W/"{hashlib.sha256(body).hexdigest()[:32]}"'
+
+
+def applications(document: dict) -> list[str]:
+    """The applications whose endpoints a document describes (its paths' first segments)."""
+    return sorted({path.split("/")[1] for path in document["paths"] if path.count("/") > 2})
+
+
+def application_part(document: dict, app: str) -> dict:
+    """The document cut to one application: its paths and, followed through every `$ref`, the
+    components they use. ReDoc renders a whole document at once, and the whole API's (megabytes
+    of paths) stalls a browser tab; one application's stays readable."""
+    paths = {path: item for path, item in document["paths"].items() if path.startswith(f"/{app}/")}
+    components = document.get("components", {})
+    used: dict[str, dict] = {}
+    pending = [paths]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            target = node.get("$ref")
+            if isinstance(target, str) and target.startswith("#/components/"):
+                section, name = target.split("/")[2:4]
+                if name not in used.setdefault(section, {}):
+                    used[section][name] = components[section][name]
+                    pending.append(components[section][name])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    info = {**document["info"], "title": f"{document['info']['title']}: {app}"}
+    return {**document, "info": info, "paths": paths, "components": used}
 
 
 class SchemaView:
@@ -81,7 +113,18 @@ class SchemaView:
                 content_type=f"{MEDIA_TYPES[served[0]]}; charset=utf-8",
                 headers={"Vary": "Accept", "Allow": "GET, HEAD"},
             )
-        body, etag = rendered(version, fmt)
+        app = request.GET.get("app", "")
+        if app and app not in applications(openapi.document(version)):
+            return HttpResponse(
+                orjson.dumps(
+                    {
+                        "detail": f"Unknown application {app!r}: one of {', '.join(applications(openapi.document(version)))}."
+                    }
+                ),
+                status=400,
+                content_type="application/json",
+            )
+        body, etag = rendered(version, fmt, app)
         headers = {"ETag": etag, "API-Version": version, "Vary": "Accept", "Allow": "GET, HEAD"}
         if request.META.get("HTTP_IF_NONE_MATCH") == etag:
             return HttpResponse(status=304, headers=headers)
@@ -98,9 +141,10 @@ class PageView:
 
     documented = False
 
-    def __init__(self, template: str, inline_styles: bool = False):
+    def __init__(self, template: str, inline_styles: bool = False, per_application: bool = False):
         self.template = template
         self.inline_styles = inline_styles
+        self.per_application = per_application
 
     @method_decorator(ensure_csrf_cookie)  # "Try it out" as a signed-in browser sends it back
     def __call__(self, request) -> HttpResponse:
@@ -126,6 +170,10 @@ class PageView:
             "version": version,
             "versions": versioning.SUPPORTED,
         }
+        if self.per_application:
+            apps = applications(openapi.document(version))
+            app = request.GET.get("app") if request.GET.get("app") in apps else apps[0]
+            context |= {"app": app, "apps": apps, "schema_url": f"{context['schema_url']}&app={app}"}
         response = render_template(request, self.template, context)
         response["API-Version"] = version
         if self.inline_styles:

@@ -16,17 +16,18 @@ PAGE = """<!DOCTYPE html>
 <pre>{body}</pre></body></html>"""
 
 
-def render(request, data, status: int, fmt: str, headers: dict) -> HttpResponse:
+def render(request, data, status: int, fmt: str, headers: dict, resource=None) -> HttpResponse:
     if isinstance(data, HttpResponse):  # a file (an export), sent as it is
         response = data
     elif data is None:
         response = HttpResponse(status=status)
     elif fmt == "html":
         # Parsed once more so that rows the plans wrote as JSON text are indented too.
-        pretty = html.escape(dumps(orjson.loads(dumps(data)), pretty=True).decode())
+        data = orjson.loads(dumps(data))
+        pretty = html.escape(dumps(data, pretty=True).decode())
         # Make the URLs in the page followable.
         pretty = _link_urls(pretty)
-        title = request.path.strip("/").split("/")[-1].replace("-", " ").title() or "API"
+        title = page_title(resource, request, data)
         page = PAGE.format(
             title=html.escape(title),
             method=request.method,
@@ -41,6 +42,26 @@ def render(request, data, status: int, fmt: str, headers: dict) -> HttpResponse:
     for name, value in headers.items():
         response[name] = value
     return response
+
+
+def page_title(resource, request, data) -> str:
+    """The browsable page's title: the model's name for its list ("IP addresses"), the
+    object's for its detail ("Device: edge-01"), the model's and the action's below it
+    ("Interface trace"); the path's last part elsewhere."""
+    action = request.path.strip("/").split("/")[-1].replace("-", " ")
+    if resource is None:
+        return capitalized(action) if action != "api" else "API root"
+    meta = resource.model._meta
+    if isinstance(data, dict) and "display" in data and "results" not in data:
+        return f"{capitalized(str(meta.verbose_name))}: {data['display']}"
+    if action == resource.endpoint.replace("-", " "):
+        return capitalized(str(meta.verbose_name_plural))
+    return f"{capitalized(str(meta.verbose_name))} {action}"
+
+
+def capitalized(text: str) -> str:
+    """First letter up, the rest as written ("IP addresses", not "Ip addresses")."""
+    return text[:1].upper() + text[1:]
 
 
 def _link_urls(text: str) -> str:

@@ -182,7 +182,7 @@ class Endpoint:
             logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
             data, status = {"detail": DATABASE_UNAVAILABLE}, 503
             headers["Retry-After"] = RETRY_AFTER_SECONDS
-        response = render(request, data, status, fmt, headers)
+        response = render(request, data, status, fmt, headers, getattr(self, "resource", None))
         if request.method == "HEAD":  # the headers of a GET, its length included, and no body
             response["Content-Length"] = str(len(response.content))
             response.content = b""

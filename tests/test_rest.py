@@ -1,6 +1,8 @@
 """REST behaviours beyond the generic family: envelope links, negotiation, errors, auth, notes."""
 
 import datetime
+import html
+import re
 
 import orjson
 import pytest
@@ -233,6 +235,19 @@ class TestNegotiation:
         assert b"http://testserver/api/dcim/" in response.content
         response = api.get("/api/", {"format": "json"}, HTTP_ACCEPT="text/html")
         assert response["Content-Type"] == "application/json"
+
+    def test_browsable_pages_are_titled_by_their_endpoint(self, api):
+        """A browser's tab and heading name what the page shows, never an id."""
+        location = api.json(LOCATIONS, {"limit": 1})["results"][0]
+
+        def title(path: str) -> str:
+            page = api.get(path, HTTP_ACCEPT="text/html").content.decode()
+            return re.search(r"<h1>(.*?)</h1>", page).group(1)
+
+        assert title("/api/") == "API root"
+        assert title("/api/ipam/ip-addresses/") == "IP addresses"
+        assert title(f"{LOCATIONS}{location['id']}/") == f"Location: {html.escape(location['display'])}"
+        assert title(f"{LOCATIONS}{location['id']}/notes/") == "Location notes"
 
 
 EXPECTED = 'Send the header "Authorization: Token <40-character key>".'

@@ -242,6 +242,14 @@ def test_admin_pages_open_for_a_superuser(superuser, path):
     assert response.status_code == 200, (path, response.status_code)
 
 
+def test_admin_lists_each_model_once(superuser):
+    page = signed_in().get("/admin/").content.decode()
+    rows = re.findall(r'<th scope="row"[^>]*>\s*<a href="(/admin/[^"]+/)">([^<]+)</a>', page)
+    assert len(rows) >= 4, rows
+    for column in zip(*rows, strict=True):  # no model twice, under a path or a name
+        assert len(column) == len(set(column)), rows
+
+
 def test_admin_is_for_superusers_only(db):
     User.objects.create_user("staff", password="staff-password", is_staff=True)
     assert signed_in("staff", "staff-password").get("/admin/", follow=True).status_code == 403
