@@ -49,29 +49,54 @@ def _version_error(exc: versioning.VersionError) -> HttpResponse:
 
 
 @cache
-def rendered(version: str, fmt: str, app: str = "") -> tuple[bytes, str]:
-    """The document's bytes in one format and their entity tag (built once per process); with an
-    application, only its paths and the components they use."""
+def rendered(version: str, fmt: str, part: str = "") -> tuple[bytes, str]:
+    """The document's bytes in one format and their entity tag (built once per process); with a
+    part ("dcim" or "dcim/devices"), only its paths and the components they use."""
     document = openapi.document(version)
-    if app:
-        document = application_part(document, app)
+    if part:
+        document = document_part(document, part)
     body = orjson.dumps(document) if fmt == "json" else yamltext.dump(document).encode()
     return body, f'W/"{hashlib.sha256(body).hexdigest()[:32]}"'
 
 
-def applications(document: dict) -> list[str]:
-    """The applications whose endpoints a document describes (its paths' first segments)."""
-    return sorted({path.split("/")[1] for path in document["paths"] if path.count("/") > 2})
+def endpoints_by_application(document: dict) -> dict[str, list[str]]:
+    """{application: [endpoint, ...]} as the document's paths name them."""
+    found: dict[str, list[str]] = {}
+    for path in document["paths"]:
+        segments = path.strip("/").split("/")
+        if len(segments) == 2:
+            found.setdefault(segments[0], []).append(segments[1])
+        elif len(segments) > 2:
+            found.setdefault(segments[0], [])
+    return {app: sorted(found[app]) for app in sorted(found)}
 
 
-def application_part(document: dict, app: str) -> dict:
-    """The document cut to one application: its paths and, followed through every `$ref`, the
-    components they use. ReDoc renders a whole document at once, and the whole API's (megabytes
-    of paths) stalls a browser tab; one application's stays readable."""
-    paths = {path: item for path, item in document["paths"].items() if path.startswith(f"/{app}/")}
+def requested_part(request, version: str) -> str:
+    """The part of the document `?app=` and `?endpoint=` ask for ("" for the whole); ApiError's
+    400 names the valid ones."""
+    app, endpoint = request.GET.get("app", ""), request.GET.get("endpoint", "")
+    if not app and not endpoint:
+        return ""
+    served = endpoints_by_application(openapi.document(version))
+    if app not in served:
+        raise PartUnknown(f"Unknown application {app!r}: one of {', '.join(served)}.")
+    if endpoint and endpoint not in served[app]:
+        raise PartUnknown(f"Unknown endpoint {endpoint!r} of {app}: one of {', '.join(served[app])}.")
+    return f"{app}/{endpoint}" if endpoint else app
+
+
+class PartUnknown(Exception):
+    pass
+
+
+def document_part(document: dict, part: str) -> dict:
+    """The document cut to one application or endpoint: its paths and, followed through every
+    `$ref`, the components they use. ReDoc renders a whole document at once, and the whole API's
+    (megabytes of paths, thousands of filter parameters) stalls a browser tab."""
+    paths = {path: item for path, item in document["paths"].items() if path.startswith(f"/{part}/")}
     components = document.get("components", {})
     used: dict[str, dict] = {}
-    pending = [paths]
+    pending: list = [paths]
     while pending:
         node = pending.pop()
         if isinstance(node, dict):
@@ -84,7 +109,7 @@ def application_part(document: dict, app: str) -> dict:
             pending.extend(node.values())
         elif isinstance(node, list):
             pending.extend(node)
-    info = {**document["info"], "title": f"{document['info']['title']}: {app}"}
+    info = {**document["info"], "title": f"{document['info']['title']}: {part}"}
     return {**document, "info": info, "paths": paths, "components": used}
 
 
@@ -113,18 +138,13 @@ class SchemaView:
                 content_type=f"{MEDIA_TYPES[served[0]]}; charset=utf-8",
                 headers={"Vary": "Accept", "Allow": "GET, HEAD"},
             )
-        app = request.GET.get("app", "")
-        if app and app not in applications(openapi.document(version)):
+        try:
+            part = requested_part(request, version)
+        except PartUnknown as exc:
             return HttpResponse(
-                orjson.dumps(
-                    {
-                        "detail": f"Unknown application {app!r}: one of {', '.join(applications(openapi.document(version)))}."
-                    }
-                ),
-                status=400,
-                content_type="application/json",
+                orjson.dumps({"detail": str(exc)}), status=400, content_type="application/json"
             )
-        body, etag = rendered(version, fmt, app)
+        body, etag = rendered(version, fmt, part)
         headers = {"ETag": etag, "API-Version": version, "Vary": "Accept", "Allow": "GET, HEAD"}
         if request.META.get("HTTP_IF_NONE_MATCH") == etag:
             return HttpResponse(status=304, headers=headers)
@@ -141,10 +161,10 @@ class PageView:
 
     documented = False
 
-    def __init__(self, template: str, inline_styles: bool = False, per_application: bool = False):
+    def __init__(self, template: str, inline_styles: bool = False, per_endpoint: bool = False):
         self.template = template
         self.inline_styles = inline_styles
-        self.per_application = per_application
+        self.per_endpoint = per_endpoint
 
     @method_decorator(ensure_csrf_cookie)  # "Try it out" as a signed-in browser sends it back
     def __call__(self, request) -> HttpResponse:
@@ -170,10 +190,19 @@ class PageView:
             "version": version,
             "versions": versioning.SUPPORTED,
         }
-        if self.per_application:
-            apps = applications(openapi.document(version))
+        if self.per_endpoint:
+            served = endpoints_by_application(openapi.document(version))
+            apps = [app for app, endpoints in served.items() if endpoints]
             app = request.GET.get("app") if request.GET.get("app") in apps else apps[0]
-            context |= {"app": app, "apps": apps, "schema_url": f"{context['schema_url']}&app={app}"}
+            endpoint = request.GET.get("endpoint")
+            endpoint = endpoint if endpoint in served[app] else served[app][0]
+            context |= {
+                "app": app,
+                "apps": apps,
+                "endpoint": endpoint,
+                "endpoints": served[app],
+                "schema_url": f"{context['schema_url']}&app={app}&endpoint={endpoint}",
+            }
         response = render_template(request, self.template, context)
         response["API-Version"] = version
         if self.inline_styles:

@@ -101,7 +101,7 @@ def api_routes() -> list[tuple[str, object]]:
         ("status/", status.StatusEndpoint()),
         ("graphql/", views.GraphQLEndpoint()),
         ("docs/", docs.PageView("rest/swagger_ui.html")),
-        ("redoc/", docs.PageView("rest/redoc.html", inline_styles=True, per_application=True)),
+        ("redoc/", docs.PageView("rest/redoc.html", inline_styles=True, per_endpoint=True)),
         ("docs/assets/<path:name>", docs.asset),
         ("swagger/", docs.SchemaView()),
         ("schema/", docs.SchemaView()),
