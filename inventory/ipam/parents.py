@@ -157,6 +157,12 @@ def closest(obj):
     return rows.order_by("-prefix_length", "pk").values_list("pk", flat=True).first()
 
 
+def create_global_namespace(apps, schema_editor):
+    """The namespace every VRF, prefix and address goes in unless told otherwise: a new
+    database starts with it (migrations build new databases)."""
+    apps.get_model("ipam", "Namespace").objects.get_or_create(name=GLOBAL, defaults={"description": GLOBAL_DESCRIPTION})
+
+
 def tree(prefixes: list[tuple], addresses: list[tuple]) -> tuple[dict, dict]:
     """Parents worked out in memory, for existing data: `prefixes` as (id, namespace, version,
     network, broadcast, length), `addresses` as (id, namespace, version, host); returns

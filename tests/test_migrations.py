@@ -1,0 +1,149 @@
+"""The squashed migrations build the schema the historical ones do.
+
+A new database migrates through the squashed migrations (one per run of each application's
+history, building final tables at once); an existing one keeps upgrading through the historical
+migrations they replace. Both must end in the same schema: here the test database (built by
+the squashed path) is compared, table by table, with a scratch database whose tables are created
+from the state the historical migrations end in, on the database under test (SQLite or
+PostgreSQL).
+"""
+
+import copy
+import uuid
+
+import pytest
+from django.apps import apps as live_apps
+from django.db import connection, connections
+from django.db.migrations.autodetector import MigrationAutodetector
+from django.db.migrations.graph import MigrationGraph
+from django.db.migrations.loader import MigrationLoader
+from django.db.migrations.state import ProjectState
+from django.db.utils import load_backend
+
+OURS = {config.label for config in live_apps.get_app_configs() if config.name.startswith("inventory.")}
+
+
+def final_state(loader: MigrationLoader) -> ProjectState:
+    return loader.project_state(nodes=loader.graph.leaf_nodes())
+
+
+def historical_state() -> ProjectState:
+    """The state the historical migrations alone end in (the squashed ones left out)."""
+    loader = MigrationLoader(None, ignore_no_migrations=True, replace_migrations=False)
+    graph = loader.graph
+    squashed = {key for key, migration in loader.disk_migrations.items() if migration.replaces}
+    leaves = []
+    for app in {key[0] for key in graph.nodes}:
+        nodes = [key for key in graph.nodes if key[0] == app and key not in squashed]
+        leaves += [key for key in nodes if not any(child.key in nodes for child in graph.node_map[key].children)]
+    return graph.make_state(nodes=leaves, at_end=True, real_apps=loader.unmigrated_apps)
+
+
+def test_squashed_migrations_replace_the_whole_history():
+    """Every historical migration of ours is replaced, exactly once, so a new database runs
+    none of them; the last one of each application is replaced too, so a new migration that
+    depends on it follows the squashed ones."""
+    loader = MigrationLoader(None, ignore_no_migrations=True)
+    replaced = [key for migration in loader.replacements.values() for key in migration.replaces]
+    assert len(replaced) == len(set(replaced))
+    historical = {
+        key for key, migration in loader.disk_migrations.items() if key[0] in OURS and not migration.replaces
+    }
+    assert historical == set(replaced)
+    assert not historical & set(loader.graph.nodes)
+
+
+def test_squashed_and_historical_states_are_the_models():
+    """Both paths end in the state of today's models (what makemigrations compares with)."""
+    squashed = final_state(MigrationLoader(None, ignore_no_migrations=True))
+    history = historical_state()
+    for name, state in (("squashed", squashed), ("historical", history)):
+        changes = MigrationAutodetector(state, ProjectState.from_apps(live_apps)).changes(graph=MigrationGraph())
+        assert not changes, (name, changes)
+    for key in history.models:
+        if key[0] in OURS:
+            assert squashed.models[key].options == history.models[key].options, key
+            assert squashed.models[key].bases == history.models[key].bases, key
+
+
+def describe(conn) -> dict:
+    """Tables, their columns (type, null, default) and constraints (keys, uniques, checks,
+    indexes), as the database reports them."""
+    introspection = conn.introspection
+    schema = {}
+    with conn.cursor() as cursor:
+        for table in introspection.get_table_list(cursor):
+            if table.type != "t" or table.name == "django_migrations":
+                continue
+            columns = {
+                column.name: (column.type_code, column.null_ok, column.default)
+                for column in introspection.get_table_description(cursor, table.name)
+            }
+            constraints = sorted(
+                (
+                    # SQLite numbers its unnamed foreign keys by column position: not a difference
+                    "" if conn.vendor == "sqlite" and info["foreign_key"] else name,
+                    tuple(info["columns"]),
+                    info["primary_key"],
+                    info["unique"],
+                    info["foreign_key"],
+                    info["check"],
+                    info["index"],
+                    info.get("type"),
+                )
+                for name, info in introspection.get_constraints(cursor, table.name).items()
+            )
+            schema[table.name] = {"columns": columns, "constraints": constraints}
+    return schema
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    """A second, empty database of the kind under test: an SQLite file, or a PostgreSQL schema
+    of the test database."""
+    settings = copy.deepcopy(connection.settings_dict)
+    settings["OPTIONS"] = {k: v for k, v in settings.get("OPTIONS", {}).items() if k != "pool"}
+    schema = None
+    if connection.vendor == "sqlite":
+        settings["NAME"] = str(tmp_path / "historical.sqlite3")
+    else:
+        schema = f"historical_{uuid.uuid4().hex[:8]}"
+        settings["OPTIONS"]["options"] = f"-c search_path={schema}"
+    conn = load_backend(settings["ENGINE"]).DatabaseWrapper(settings, "scratch")
+    connections["scratch"] = conn  # the schema editor looks its connection up by name
+    if schema:
+        with conn.cursor() as cursor:
+            cursor.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield conn
+    finally:
+        if schema:
+            with conn.cursor() as cursor:
+                cursor.execute(f"DROP SCHEMA {schema} CASCADE")
+        conn.close()
+        del connections["scratch"]
+
+
+@pytest.mark.django_db
+def test_squashed_schema_is_the_historical_schema(scratch):
+    """The test database, built by the squashed migrations, has the tables, columns, keys,
+    constraints and indexes that the historical migrations' final state has."""
+    history = historical_state().apps
+    with scratch.schema_editor() as editor:
+        for model in history.get_models():
+            if model._meta.managed and not model._meta.proxy:
+                editor.create_model(model)
+    expected, built = describe(scratch), describe(connection)
+    assert sorted(built) == sorted(expected)
+    for table in expected:
+        assert built[table]["columns"] == expected[table]["columns"], table
+        assert built[table]["constraints"] == expected[table]["constraints"], table
+
+
+@pytest.mark.django_db
+def test_new_database_starts_with_the_global_namespace():
+    """Data a new database needs is made by the squashed path too (the historical one made the
+    Global namespace while moving existing addresses into it)."""
+    from inventory.ipam.models import Namespace
+
+    assert Namespace.objects.filter(name="Global", description="Default Global namespace.").exists()
