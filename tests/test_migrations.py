@@ -35,7 +35,9 @@ def historical_state() -> ProjectState:
     leaves = []
     for app in {key[0] for key in graph.nodes}:
         nodes = [key for key in graph.nodes if key[0] == app and key not in squashed]
-        leaves += [key for key in nodes if not any(child.key in nodes for child in graph.node_map[key].children)]
+        leaves += [
+            key for key in nodes if not any(child.key in nodes for child in graph.node_map[key].children)
+        ]
     return graph.make_state(nodes=leaves, at_end=True, real_apps=loader.unmigrated_apps)
 
 
@@ -58,7 +60,9 @@ def test_squashed_and_historical_states_are_the_models():
     squashed = final_state(MigrationLoader(None, ignore_no_migrations=True))
     history = historical_state()
     for name, state in (("squashed", squashed), ("historical", history)):
-        changes = MigrationAutodetector(state, ProjectState.from_apps(live_apps)).changes(graph=MigrationGraph())
+        changes = MigrationAutodetector(state, ProjectState.from_apps(live_apps)).changes(
+            graph=MigrationGraph()
+        )
         assert not changes, (name, changes)
     for key in history.models:
         if key[0] in OURS:

@@ -58,7 +58,10 @@ def test_ready_when_migrated(db, unchecked):
 
 def test_not_ready_with_an_unapplied_migration(db, unchecked):
     recorder = MigrationRecorder(connection)
-    latest = recorder.migration_qs.filter(app="dcim").order_by("-id").first()
+    # A squashed migration counts as applied while all it replaces are: take one of those away.
+    latest = (
+        recorder.migration_qs.filter(app="dcim").exclude(name__contains="_squashed_").order_by("-id").first()
+    )
     latest.delete()  # the test's transaction puts it back
     response = Client().get("/health/ready/")
     assert response.status_code == 503
