@@ -147,7 +147,10 @@ def revoke_token(request, token_id):
 @login_required
 @ensure_csrf_cookie  # the page's script sends it back with each GraphQL POST
 def dashboard(request):
-    return render(request, "web/dashboard.html")
+    from .shown import label, served
+
+    labels = {r.object_type: label(r) for r in served().values()}
+    return render(request, "web/dashboard.html", {"type_labels": labels})
 
 
 def static_file(request, name: str) -> FileResponse:

@@ -2,20 +2,20 @@
 // this browser's session and its CSRF token, exactly as a separately built frontend would.
 "use strict";
 
-// [label, count field, content type or null when the model has no status]
+// [label, count field, content type or null when the model has no status, the list's page]
 const MODELS = [
-  ["Locations", "locations_count", "dcim.location"],
-  ["Racks", "racks_count", "dcim.rack"],
-  ["Devices", "devices_count", "dcim.device"],
-  ["Interfaces", "interfaces_count", "dcim.interface"],
-  ["Cables", "cables_count", "dcim.cable"],
-  ["Prefixes", "prefixes_count", "ipam.prefix"],
-  ["IP addresses", "ip_addresses_count", "ipam.ipaddress"],
-  ["VLANs", "vlans_count", "ipam.vlan"],
-  ["VRFs", "vrfs_count", null],
-  ["Circuits", "circuits_count", "circuits.circuit"],
-  ["Virtual machines", "virtual_machines_count", "virtualization.virtualmachine"],
-  ["Tenants", "tenants_count", null],
+  ["Locations", "locations_count", "dcim.location", "/dcim/locations/"],
+  ["Racks", "racks_count", "dcim.rack", "/dcim/racks/"],
+  ["Devices", "devices_count", "dcim.device", "/dcim/devices/"],
+  ["Interfaces", "interfaces_count", "dcim.interface", "/dcim/interfaces/"],
+  ["Cables", "cables_count", "dcim.cable", "/dcim/cables/"],
+  ["Prefixes", "prefixes_count", "ipam.prefix", "/ipam/prefixes/"],
+  ["IP addresses", "ip_addresses_count", "ipam.ipaddress", "/ipam/ip-addresses/"],
+  ["VLANs", "vlans_count", "ipam.vlan", "/ipam/vlans/"],
+  ["VRFs", "vrfs_count", null, "/ipam/vrfs/"],
+  ["Circuits", "circuits_count", "circuits.circuit", "/circuits/circuits/"],
+  ["Virtual machines", "virtual_machines_count", "virtualization.virtualmachine", "/virtualization/virtual-machines/"],
+  ["Tenants", "tenants_count", null, "/tenancy/tenants/"],
 ];
 const ROOT_FIELDS_PER_QUERY = 40; // the server takes at most 50 root fields per document
 const LOCATIONS_SHOWN = 15;
@@ -65,6 +65,15 @@ async function counts(fields) {
   return result;
 }
 
+// An object's page in this service for its API URL: /api/dcim/devices/<id>/ -> /dcim/devices/<id>/.
+function pageOf(apiUrl) {
+  const path = new URL(apiUrl, window.location.href).pathname;
+  return path.startsWith("/api/") ? path.slice(4) : path;
+}
+
+// Labels of object types (`ipam.prefix` -> "Prefix"), given by the page from the model registry.
+let TYPE_LABELS = {};
+
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -95,10 +104,10 @@ async function showCounts() {
   const totals = await counts(MODELS.map(([label, field]) => ({ key: label, field })));
   fill(
     "counts",
-    ...MODELS.map(([label, field]) =>
+    ...MODELS.map(([label, field, , page]) =>
       element(
-        "div",
-        { class: "tile", "data-count": field },
+        "a",
+        { class: "tile", "data-count": field, href: page },
         element("div", { class: "value" }, String(totals[label] ?? "—")),
         element("div", { class: "label" }, label),
       ),
@@ -215,7 +224,7 @@ async function showChanges() {
   );
   const rows = changes.map((change) => {
     const name = change.changed_object
-      ? element("a", { href: change.changed_object.url }, change.object_repr)
+      ? element("a", { href: pageOf(change.changed_object.url) }, change.object_repr)
       : change.object_repr; // deleted since
     return element(
       "tr",
@@ -223,7 +232,7 @@ async function showChanges() {
       element("td", {}, new Date(change.time).toLocaleString()),
       element("td", {}, change.user_name || "—"),
       element("td", {}, change.action.label),
-      element("td", {}, change.changed_object_type),
+      element("td", { title: change.changed_object_type }, TYPE_LABELS[change.changed_object_type] || change.changed_object_type),
       element("td", {}, name),
     );
   });
@@ -238,5 +247,7 @@ function failed(error) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  const labels = document.getElementById("type-labels");
+  if (labels) TYPE_LABELS = JSON.parse(labels.textContent);
   for (const part of [showCounts, showStatuses, showLocations, showUtilisation, showChanges]) part().catch(failed);
 });

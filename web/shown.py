@@ -1,0 +1,172 @@
+"""What the object pages show of a model, derived from its registry declaration: human labels,
+the columns of its list, the fields of its page and form, the relations pointing at it, and the
+HTML of one value (written directly: a 1000-row table built by the template engine would cost
+more than the API call behind it)."""
+
+from __future__ import annotations
+
+from functools import cache
+from html import escape
+
+import orjson
+from django.utils.text import capfirst
+
+from queryengine.query import filters_of, sortable_fields
+from queryengine.registry import (
+    COMPUTED,
+    CONTENT_TYPE,
+    FOREIGN_KEY,
+    INCLUDED,
+    SCALAR,
+    Resource,
+    resource_by_object_type,
+    resource_for,
+    resources,
+)
+
+from .api import api_path
+
+# Fields worth a column in any list they appear in, after those the model's display is built of.
+USUAL_COLUMNS = (
+    "status", "type", "role", "device", "virtual_machine", "location", "rack", "device_type",
+    "manufacturer", "platform", "parent", "namespace", "vrf", "vid", "tenant", "provider",
+    "circuit_type", "cluster", "content_type", "description",
+)  # fmt: skip
+MAX_COLUMNS = 7
+EMPTY = '<span class="muted">—</span>'
+LIST_ITEMS_SHOWN = 10  # of a list value in one cell
+
+
+@cache
+def served() -> dict[str, Resource]:
+    """Resources by route: those of today's API (not 1.x's views of locations as sites)."""
+    return {r.route: r for r in resources() if r.versions is None}
+
+
+def label(resource: Resource) -> str:
+    return capfirst(resource.model._meta.verbose_name)
+
+
+def plural(resource: Resource) -> str:
+    return capfirst(resource.model._meta.verbose_name_plural)
+
+
+def list_url(resource: Resource) -> str:
+    return f"/{resource.route}/"
+
+
+def object_url(resource: Resource, pk) -> str:
+    return f"/{resource.route}/{pk}/"
+
+
+def field_label(name: str) -> str:
+    return (
+        capfirst(name.replace("_", " ")).replace(" ip", " IP").replace("Ip ", "IP ").replace("Vlan", "VLAN")
+    )
+
+
+def _shown(spec) -> bool:
+    if spec.kind == SCALAR:
+        internal = getattr(spec.model_field, "get_internal_type", lambda: "")()
+        return internal not in ("JSONField", "TextField", "BinaryField")
+    return spec.kind in (COMPUTED, FOREIGN_KEY, CONTENT_TYPE) and (
+        spec.kind != FOREIGN_KEY or resource_for(spec.target) is not None
+    )
+
+
+@cache
+def list_columns(resource: Resource) -> tuple:
+    """The fields a list shows: those its objects' display is built of, then the usual ones."""
+    specs = {s.name: s for s in resource.current_fields if s.name not in resource.write_only and _shown(s)}
+    chosen = []
+    for column in resource.display.columns:
+        first = column.split("__")[0]
+        spec = specs.get(first) or next(
+            (s for s in specs.values() if s.kind == COMPUTED and first in s.computed.columns), None
+        )
+        if spec is not None and spec not in chosen:
+            chosen.append(spec)
+    chosen += [specs[name] for name in USUAL_COLUMNS if name in specs and specs[name] not in chosen]
+    return tuple(chosen[:MAX_COLUMNS])
+
+
+def selection(spec) -> str:
+    """The GraphQL selection of one column: related objects by id and label."""
+    if spec.kind == FOREIGN_KEY:
+        return f"{spec.name} {{ id display object_type }}"
+    return spec.name
+
+
+def sortable(resource: Resource, spec) -> bool:
+    return spec.name in sortable_fields(resource)
+
+
+@cache
+def filter_fields(resource: Resource) -> tuple:
+    """The filters a list offers as inputs: its columns' exact-match filters, and tags."""
+    known = filters_of(resource)
+    names = [s.name for s in list_columns(resource) if s.name in known and known[s.name].lookup == "exact"]
+    names += [n for n in ("tag",) if n in known]
+    specs = {s.name: s for s in resource.current_fields}
+    return tuple((name, specs.get(name)) for name in names)
+
+
+@cache
+def detail_fields(resource: Resource) -> tuple:
+    """The fields an object's page lists (values read a page at a time have sections of their own)."""
+    return tuple(
+        s
+        for s in resource.current_fields
+        if s.kind != INCLUDED and s.name not in resource.write_only and s.name != "_custom_field_data"
+    )
+
+
+@cache
+def reverse_relations(resource: Resource) -> tuple:
+    """(other resource, filter name) of every foreign key elsewhere pointing at this model and
+    filterable by it: a device's interfaces are `/dcim/interfaces/?device=<id>`."""
+    found = []
+    for other in served().values():
+        known = filters_of(other)
+        for spec in other.current_fields:
+            if (
+                spec.kind == FOREIGN_KEY
+                and spec.target is resource.model
+                and getattr(known.get(spec.name), "kind", "") == "related"
+            ):
+                found.append((other, spec.name))
+    return tuple(found)
+
+
+def link(value: dict, text: str | None = None) -> str:
+    """A related object as a link to its page, labelled by its display."""
+    shown = escape(str(text if text is not None else value.get("display") or value.get("id")))
+    href = api_path(value.get("url"))
+    if href is None:
+        target = resource_by_object_type(value.get("object_type") or "")
+        href = object_url(target, value["id"]) if target is not None and value.get("id") else None
+    return f'<a href="{escape(href)}">{shown}</a>' if href else shown
+
+
+def cell(value) -> str:
+    """The HTML of one value as the API shows it."""
+    if value is None or value == "" or value == []:
+        return EMPTY
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, dict):
+        if "id" in value and ("display" in value or "object_type" in value):
+            return link(value)
+        if "label" in value and "value" in value:
+            return escape(str(value["label"]))
+        return f"<code>{escape(orjson.dumps(value).decode())}</code>"
+    if isinstance(value, list):
+        shown = ", ".join(cell(v) for v in value[:LIST_ITEMS_SHOWN])
+        return shown + (f" … ({len(value)})" if len(value) > LIST_ITEMS_SHOWN else "")
+    return escape(str(value))
+
+
+def object_type_label(object_type: str) -> str:
+    """`ipam.prefix` -> `Prefix`."""
+    found = resource_by_object_type(object_type or "")
+    return label(found) if found is not None else object_type
