@@ -205,7 +205,7 @@ def test_sign_in_to_a_device_its_interfaces_an_edit_and_the_change_log(browser, 
     fields = text_of("#fields")
     assert "Location FRA1" in fields and "Device type Acme E48" in fields
     browser.find_element(By.PARTIAL_LINK_TEXT, "Interfaces").click()
-    wait.until(shown.url_contains("/dcim/interfaces/?device="))
+    wait.until(shown.url_contains("/dcim/interfaces/?device_id="))
     assert "1–4 of 4" in text_of("#showing")
     assert [
         a.text for a in browser.find_elements(By.CSS_SELECTOR, "table.objects tbody tr td:first-child a")

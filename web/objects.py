@@ -272,15 +272,17 @@ def object_detail(request, resource: Resource, key: str):
     pk = found["id"]
     related = []
     relations = [
-        (other, name) for other, name in shown.reverse_relations(resource) if may(other, request.user, "view")
+        (other, name, field)
+        for other, name, field in shown.reverse_relations(resource)
+        if may(other, request.user, "view")
     ]
-    wanted = [(f"{other.route}?{name}", other.list_field, {name: [str(pk)]}) for other, name in relations]
+    wanted = [(f"{other.route}?{name}", other.list_field, {name: [str(pk)]}) for other, name, _f in relations]
     numbers = counts(request, wanted)
-    for other, name in relations:
+    for other, name, field in relations:
         number = numbers[f"{other.route}?{name}"]
         if number:
             title = shown.plural(other) + (
-                f" ({shown.field_label(name).lower()})" if name != resource.model_name else ""
+                f" ({shown.field_label(field).lower()})" if field != resource.model_name else ""
             )
             related.append(
                 {"label": title, "count": number, "url": f"{shown.list_url(other)}?{urlencode({name: pk})}"}

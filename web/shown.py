@@ -123,18 +123,20 @@ def detail_fields(resource: Resource) -> tuple:
 
 @cache
 def reverse_relations(resource: Resource) -> tuple:
-    """(other resource, filter name) of every foreign key elsewhere pointing at this model and
-    filterable by it: a device's interfaces are `/dcim/interfaces/?device=<id>`."""
+    """(other resource, filter name, field name) of every foreign key elsewhere pointing at this
+    model, with the filter that takes its id: a device's interfaces are
+    `/dcim/interfaces/?device_id=<id>`."""
     found = []
     for other in served().values():
         known = filters_of(other)
         for spec in other.current_fields:
-            if (
-                spec.kind == FOREIGN_KEY
-                and spec.target is resource.model
-                and getattr(known.get(spec.name), "kind", "") == "related"
-            ):
-                found.append((other, spec.name))
+            if spec.kind != FOREIGN_KEY or spec.target is not resource.model:
+                continue
+            by_id = known.get(f"{spec.name}_id")
+            if by_id is not None and by_id.kind in ("value", "custom"):  # ids, or ids and names
+                found.append((other, by_id.name, spec.name))
+            elif getattr(known.get(spec.name), "kind", "") == "related":
+                found.append((other, spec.name, spec.name))
     return tuple(found)
 
 
