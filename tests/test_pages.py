@@ -220,7 +220,7 @@ def test_create_and_delete(browser):
 
 def test_dashboard_links_to_pages_with_labels(browser):
     dashboard = page(browser, "/")
-    assert '"ipam.prefix": "Prefix"' in dashboard
+    assert "&quot;ipam.prefix&quot;:&quot;Prefix&quot;" in dashboard
     script = browser.get("/static/web/dashboard.js").getvalue().decode()
     assert '"/dcim/devices/"' in script and "pageOf(change.changed_object.url)" in script
 

@@ -44,11 +44,11 @@ def served() -> dict[str, Resource]:
 
 
 def label(resource: Resource) -> str:
-    return capfirst(resource.model._meta.verbose_name)
+    return str(capfirst(resource.model._meta.verbose_name))
 
 
 def plural(resource: Resource) -> str:
-    return capfirst(resource.model._meta.verbose_name_plural)
+    return str(capfirst(resource.model._meta.verbose_name_plural))
 
 
 def list_url(resource: Resource) -> str:

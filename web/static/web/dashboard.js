@@ -248,6 +248,6 @@ function failed(error) {
 
 document.addEventListener("DOMContentLoaded", () => {
   const labels = document.getElementById("type-labels");
-  if (labels) TYPE_LABELS = JSON.parse(labels.textContent);
+  if (labels) TYPE_LABELS = JSON.parse(labels.dataset.labels);
   for (const part of [showCounts, showStatuses, showLocations, showUtilisation, showChanges]) part().catch(failed);
 });
