@@ -11,7 +11,7 @@ import uuid
 from collections import defaultdict
 from functools import cache
 
-from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, FieldError, ValidationError
+from django.core.exceptions import FieldDoesNotExist, FieldError, ValidationError
 from django.db import connections, models, router
 from django.db.models import Q, UniqueConstraint, prefetch_related_objects, signals
 
@@ -20,6 +20,15 @@ from .prepared import Untyped, compile_query, stored_columns, update_later
 from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, resource_for
 
 NON_FIELD = "non_field_errors"
+
+
+def constraint_key(key: str, message: str) -> str:
+    """Where a constraint's error is reported: a unique set ("The fields a, b must make a unique
+    set.") is the serializer's check at the reference, under `non_field_errors`; any other rule
+    over the whole object (a name taken on a device) is its model's, under Django's `__all__`."""
+    if key != "__all__":
+        return key
+    return NON_FIELD if "must make a unique set" in message else key
 
 
 def has_plain_save(model: type[models.Model]) -> bool:
@@ -335,8 +344,9 @@ class Batch:
             if shaped:
                 errors.update(shaped)
                 return
+            # The model's own rules keep Django's `__all__`, as the reference reports them.
             for key, messages in ValidationError(found).message_dict.items():
-                errors.setdefault(NON_FIELD if key == NON_FIELD_ERRORS else key, []).extend(messages)
+                errors.setdefault(key, []).extend(messages)
 
     def optimistic(self, errors: list[dict]) -> bool:
         return self.writer.optimistic and self.model._meta.managed and not any(errors)
@@ -440,8 +450,8 @@ class Batch:
             item_errors.setdefault(constraint.fields[0], []).extend(exc.messages)
             return
         for key, messages in exc.update_error_dict({}).items():
-            name = NON_FIELD if key == NON_FIELD_ERRORS else key
-            item_errors.setdefault(name, []).extend(ValidationError(messages).messages)
+            for message in ValidationError(messages).messages:
+                item_errors.setdefault(constraint_key(key, message), []).append(message)
 
     def write_many(self, instances: list, manys: list[dict], adding: bool) -> None:
         """Many-to-many values set as `.set()` would, with batched statements per field."""

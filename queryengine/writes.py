@@ -16,7 +16,7 @@ from django.db import connections, models
 from django.db.models import F, OuterRef, ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
 
-from .batches import Batch, batchable, prepare_batch
+from .batches import Batch, batchable, constraint_key, prepare_batch
 from .changes import (
     CREATE,
     DELETE,
@@ -380,9 +380,21 @@ class Writer:
 
     def validate(self, instance: models.Model, errors: dict, many: dict) -> None:
         exclude = set(errors)
+        found: dict = {}
         try:
             # Unique fields are checked for the whole batch at once (check_unique), not per object.
-            instance.full_clean(exclude=exclude, validate_unique=False)
+            instance.full_clean(exclude=exclude, validate_unique=False, validate_constraints=False)
+        except ValidationError as exc:
+            found = exc.update_error_dict(found)
+        try:
+            instance.validate_constraints(exclude=exclude | found.keys())
+        except ValidationError as exc:
+            for key, messages in exc.message_dict.items():
+                for message in messages:
+                    errors.setdefault(constraint_key(key, message), []).append(message)
+        try:
+            if found:
+                raise ValidationError(found)
             prepare_batch(type(instance), [instance])
             # Rules over many-to-many values about to be set (a model may also adjust them).
             if hasattr(instance, "clean_related") and not errors:
@@ -394,7 +406,7 @@ class Writer:
                 errors.update(shaped)
             else:
                 for key, messages in exc.message_dict.items():
-                    errors.setdefault(NON_FIELD if key == "__all__" else key, []).extend(messages)
+                    errors.setdefault(key, []).extend(messages)
         self.check_unique(instance, errors)
         if errors:
             raise ValidationFailed(errors)

@@ -108,6 +108,11 @@ def api_routes() -> list[tuple[str, object]]:
         ("swagger.json", docs.SchemaView("json")),
         ("swagger.yaml", docs.SchemaView("yaml")),
     ]
+    for root, listing in views.ADD_ON_ROOTS.items():
+        routes += [
+            (f"{root}/", views.AddOnRootEndpoint(root)),
+            (f"{root}/{listing}/", views.InstalledAddOnsEndpoint()),
+        ]
     extra = connection_endpoints()
     routes += [(f"{app}/", views.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
     routes += [(f"{route}/", endpoint) for route, endpoint in extra.items()]

@@ -50,7 +50,9 @@ BODY_TOO_LARGE = "The request body is larger than the {} bytes allowed (MAX_REQU
 TOO_MANY_OBJECTS = "A bulk request takes at most {} objects (MAX_BULK_OBJECTS); this one has {}."
 WRITE_CONFLICT = "The change conflicts with a concurrent change to the same objects; nothing was changed."
 logger = logging.getLogger(__name__)
-API_APPS = ("circuits", "cloud", "dcim", "extras", "ipam", "plugins", "tenancy", "users", "virtualization")
+API_APPS = ("circuits", "cloud", "dcim", "extras", "ipam", "tenancy", "users", "virtualization")
+# Roots of installed add-on applications (none run here), each listing its installed ones.
+ADD_ON_ROOTS = {"apps": "installed-apps", "plugins": "installed-plugins"}
 
 
 class ApiError(Exception):
@@ -676,7 +678,7 @@ class RootEndpoint(Endpoint):
     def get(self, request):
         require_view(None, request)
         base = request.context.base_url
-        links = {app: f"{base}{app}/" for app in API_APPS}
+        links = {app: f"{base}{app}/" for app in (*API_APPS, *ADD_ON_ROOTS)}
         links.update({"graphql": f"{base}graphql/", "status": f"{base}status/"})
         return dict(sorted(links.items())), 200
 
@@ -693,6 +695,30 @@ class AppRootEndpoint(Endpoint):
             route.split("/", 1)[1]: f"{base}{route}/" for route in routes if route.startswith(f"{self.app}/")
         }
         return dict(sorted(endpoints.items())), 200
+
+
+class AddOnRootEndpoint(Endpoint):
+    """`/api/apps/` (and its older name `/api/plugins/`): the list of installed add-ons."""
+
+    def __init__(self, root: str):
+        self.root = root
+
+    def get(self, request):
+        require_view(None, request)
+        listing = ADD_ON_ROOTS[self.root]
+        return {listing: f"{request.context.base_url}{self.root}/{listing}/"}, 200
+
+
+class InstalledAddOnsEndpoint(Endpoint):
+    """No add-on applications run here: an empty list, for administrators only (as the reference)."""
+
+    def get(self, request):
+        user = request.context.user
+        if not user.is_authenticated:
+            raise detail_error(403, no_credentials(request))
+        if not user.is_staff:
+            raise detail_error(403, PermissionDenied().detail)
+        return [], 200
 
 
 class GraphQLEndpoint(Endpoint):

@@ -254,12 +254,12 @@ def test_connector_refusals(api, sample):
     console = ConsolePort.objects.create(device=Device.objects.get(name="leaf1"), name="console-spare")
     cases = [
         (record(interface=str(spare.pk)), {"interface": [taken]}),
-        (record(), {"non_field_errors": ["Exactly one termination foreign key must be set; none are."]}),
+        (record(), {"__all__": ["Exactly one termination foreign key must be set; none are."]}),
         (record(connector=3, interface=str(lag.pk)),
          {"connector": ["Connector 3 is outside the valid range (1..2) for the B-side of this cable."]}),
         (record(interface=str(lag.pk)),
          {"interface": ["Cables cannot be terminated to Link Aggregation Group (LAG) interfaces"]}),
-        (record(console_port=str(console.pk)), {"non_field_errors": [
+        (record(console_port=str(console.pk)), {"__all__": [
             "A console port cannot terminate a multi-connector cable type; only interfaces, front ports, "
             "rear ports, and circuit terminations support breakout."]}),
         (record(connector=17, interface=str(lag.pk)), {"connector": ["Ensure this value is less than or equal to 16."]}),

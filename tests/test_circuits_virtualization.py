@@ -40,7 +40,7 @@ class TestCircuits:
         circuit = Circuit.objects.get(cid="LUM-77")
         status, errors = send(api, "post", TERMINATIONS, {"circuit": str(circuit.pk), "term_side": "Z"})
         assert status == 400 and errors == {
-            "non_field_errors": [
+            "__all__": [
                 "A circuit termination must attach to a location, a provider network or a cloud network."
             ]
         }
@@ -104,12 +104,14 @@ class TestVirtualization:
         interface = Device.objects.get(name="leaf1").interfaces.first()
         both = {"ip_address": str(address.pk), "vm_interface": str(eth1.pk), "interface": str(interface.pk)}
         status, errors = send(api, "post", "/api/ipam/ip-address-to-interface/", both)
-        assert status == 400 and "non_field_errors" in errors
+        assert status == 400 and errors == {
+            "interface": ["Cannot use a single instance to associate to both an Interface and a VMInterface."]
+        }
         status, errors = send(
             api, "post", "/api/ipam/ip-address-to-interface/", {"ip_address": str(address.pk)}
         )
         assert status == 400 and errors == {
-            "non_field_errors": ["Must associate to either an Interface or a VMInterface."]
+            "interface": ["Must associate to either an Interface or a VMInterface."]
         }
 
     def test_vm_interfaces_follow_the_interface_rules(self, api, sample):

@@ -223,11 +223,11 @@ class TestCircuitTerminations:
         for fields, both in cases:
             status, errors = send(api, "post", TERMINATIONS, {**base, **fields})
             assert status == 400 and errors == {
-                "non_field_errors": [f"A circuit termination cannot attach to both {both}."]
+                "__all__": [f"A circuit termination cannot attach to both {both}."]
             }
         status, errors = send(api, "post", TERMINATIONS, base)
         assert status == 400 and errors == {
-            "non_field_errors": [
+            "__all__": [
                 "A circuit termination must attach to a location, a provider network or a cloud network."
             ]
         }

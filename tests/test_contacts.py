@@ -123,7 +123,7 @@ def test_association_validation(api, sample):
         ({"contact": "bob", "team": "NOC"}, "A contact and a team cannot be both specified at once"),
     ):
         status, body = send(api, "post", ASSOCIATIONS, association(who, tenant))
-        assert (status, body) == (400, {"non_field_errors": [message]})
+        assert (status, body) == (400, {"__all__": [message]})
     missing = {**association({"team": "NOC"}, tenant), "associated_object_id": str(Device.objects.first().pk)}
     status, body = send(api, "post", ASSOCIATIONS, missing)
     assert status == 400 and body == {"associated_object_id": ["No Tenant has this id."]}

@@ -337,7 +337,7 @@ class TestInterfaces:
     def test_names_unique_per_device(self, api, sample):
         status, errors = send(api, "post", INTERFACES, self.interface(name="Ethernet1"))
         assert status == 400  # the reference's words (its clean method's)
-        assert errors == {"non_field_errors": ["A interface by this name already exists on leaf1"]}
+        assert errors == {"__all__": ["A interface by this name already exists on leaf1"]}
 
     def test_type_choices_in_options(self, api, sample):
         choices = orjson.loads(api.client.options(INTERFACES).content)["actions"]["POST"]["type"]["choices"]

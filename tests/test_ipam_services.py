@@ -95,12 +95,12 @@ def test_a_service_is_on_a_device_or_a_machine(api, sample):
     body = {"name": "ntp", "protocol": "udp", "ports": [123]}
     status, errors = send(api, "post", SERVICES, body)
     assert status == 400 and errors == {
-        "non_field_errors": ["A service must be associated with either a device or a virtual machine."]
+        "__all__": ["A service must be associated with either a device or a virtual machine."]
     }
     both = {**body, "device": str(device.pk), "virtual_machine": str(machine.pk)}
     status, errors = send(api, "post", SERVICES, both)
     assert status == 400 and errors == {
-        "non_field_errors": ["A service cannot be associated with both a device and a virtual machine."]
+        "__all__": ["A service cannot be associated with both a device and a virtual machine."]
     }
     status, created = send(
         api, "post", SERVICES, {**body, "device": str(device.pk), "ports": [124, "123", 125]}
@@ -195,7 +195,7 @@ def test_range_validation_messages(api, sample):
     status, errors = send(
         api, "post", RANGES, {"start_address": "10.1.1.5", "end_address": "10.1.1.6", "status": "Active"}
     )
-    assert status == 400 and errors == {"non_field_errors": ["One of parent or namespace must be provided"]}
+    assert status == 400 and errors == {"__all__": ["One of parent or namespace must be provided"]}
     cases = [
         (
             ("10.1.1.9", "10.1.1.5"),
@@ -203,11 +203,7 @@ def test_range_validation_messages(api, sample):
         ),
         (
             ("10.1.1.5", "2001:db8:1::5"),
-            {
-                "non_field_errors": [
-                    "start_address (IPv4) and end_address (IPv6) must be of the same IP version"
-                ]
-            },
+            {"__all__": ["start_address (IPv4) and end_address (IPv6) must be of the same IP version"]},
         ),
         (("10.1.1.5/24", "10.1.1.6"), {"start_address": ["Invalid IP address: 10.1.1.5/24"]}),
         (("", "10.1.1.6"), {"start_address": ["This field may not be blank."]}),
@@ -217,16 +213,12 @@ def test_range_validation_messages(api, sample):
         ),
         (
             ("10.1.1.140", "10.1.1.160"),
-            {
-                "non_field_errors": [
-                    "IP Address Range intersects with existing range '10.1.1.100 - 10.1.1.150'"
-                ]
-            },
+            {"__all__": ["IP Address Range intersects with existing range '10.1.1.100 - 10.1.1.150'"]},
         ),
         (
             ("10.1.0.250", "10.1.1.5"),
             {
-                "non_field_errors": [
+                "__all__": [
                     "IP Address Range must be fully contained within a single parent Prefix. No single Prefix in "
                     "namespace contains both start_address and end_address. Consider creating a wider parent "
                     "Prefix that covers the entire range."
@@ -236,7 +228,7 @@ def test_range_validation_messages(api, sample):
         (
             ("10.1.0.1", "10.1.2.1"),
             {
-                "non_field_errors": [
+                "__all__": [
                     "IP Address Range overlaps with child Prefix '10.1.1.0/24' of the assigned parent Prefix"
                 ]
             },
@@ -263,7 +255,7 @@ def test_range_validation_messages(api, sample):
 def test_exclusive_ranges_refuse_addresses(api, sample):
     status, errors = send(api, "post", ADDRESSES, {"address": "10.1.1.205/24", "status": "Active"})
     assert status == 400 and errors == {
-        "non_field_errors": [
+        "__all__": [
             'IP address 10.1.1.205 falls within exclusive IP Address Range "Global: 10.1.1.200 - 10.1.1.210". '
             "Creating an IP Address within an exclusive range is not permitted."
         ]
@@ -285,7 +277,7 @@ def test_prefixes_keep_their_ranges(api, sample):
     # Shrunk so that the range no longer fits: refused.
     status, errors = send(api, "patch", f"{PREFIXES}{inner['id']}/", {"prefix": "10.1.1.0/28"})
     assert status == 400 and errors == {
-        "non_field_errors": [
+        "__all__": [
             "Cannot modify Prefix: IP Address Range '10.1.1.20 - 10.1.1.30' would no longer be fully contained "
             "within this Prefix. Modify or delete the IP Address Range first."
         ]

@@ -300,3 +300,29 @@ def test_a_real_worker_runs_jobs_with_time_limits(tmp_path, broker):
     assert "'who': 'worker'" in greeted
     assert slept.startswith("RESULT FAILURE celery@") and "SoftTimeLimitExceeded" in slept, out
     assert killed.startswith("RESULT FAILURE") and "TimeLimitExceeded" in killed, out
+
+
+def test_a_run_nobody_would_pick_up_is_refused_as_the_reference_refuses_it(api):
+    """No worker listens on the queue (the embedded broker, none started): 503 with the
+    reference's message, and neither a result nor a schedule is recorded."""
+    from inventory.jobs import workers
+
+    workers.forget()
+    job = Job.objects.get(job_class_name="RefreshDynamicGroupCaches")
+    before = JobResult.objects.count()
+    for body in (
+        {"data": {}},
+        {
+            "data": {},
+            "schedule": {"name": "later", "interval": "hourly", "start_time": "2099-01-01T00:00:00Z"},
+        },
+    ):
+        status, answer = send(api, "post", run_url(job), body)
+        assert (status, answer) == (
+            503,
+            {"detail": "Unable to process request: No celery workers running on queue default."},
+        )
+    assert JobResult.objects.count() == before
+    # Bad data is still refused first, as the reference validates before it looks for workers.
+    status, answer = send(api, "post", run_url(job), {"data": {"single_group": "nope"}})
+    assert status == 400 and list(answer["errors"]) == ["single_group"]

@@ -119,11 +119,11 @@ def test_select_values_come_from_the_choices(api, tenant):
 
 def test_contact_or_team_only_for_that_type(api, tenant):
     status, body = send(api, "post", METADATA, describe(tenant, "Data owner"))
-    assert (status, body) == (400, {"non_field_errors": ["Either a contact or a team must be specified"]})
+    assert (status, body) == (400, {"__all__": ["Either a contact or a team must be specified"]})
     both = describe(tenant, "Data owner", contact="bob", team="NOC")
     assert send(api, "post", METADATA, both) == (
         400,
-        {"non_field_errors": ["A contact and a team cannot be both specified at once"]},
+        {"__all__": ["A contact and a team cannot be both specified at once"]},
     )
     status, body = send(api, "post", METADATA, describe(tenant, "Data owner", team="NOC", value="x"))
     assert (status, body) == (400, {"value": ["A value cannot be specified for type contact-or-team"]})
@@ -170,11 +170,7 @@ def test_assigned_object_type_must_be_allowed_and_exist(api, sample, tenant):
     status, errors = send(api, "post", METADATA, {**body, "assigned_object_id": str(ams.pk)})
     assert (status, errors) == (
         400,
-        {
-            "non_field_errors": [
-                "Assigned Object Type dcim.location is not allowed by Metadata Type Tenant only"
-            ]
-        },
+        {"__all__": ["Assigned Object Type dcim.location is not allowed by Metadata Type Tenant only"]},
     )
     status, errors = send(api, "post", METADATA, body)
     assert (status, errors) == (400, {"assigned_object_id": ["No Location has this id."]})

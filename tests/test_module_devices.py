@@ -142,10 +142,10 @@ def test_names_unique_per_module_and_among_a_devices_own(api, chassis):
     assert created["module"] is None
     status, errors = send(api, "post", INTERFACES, own)
     assert status == 400
-    assert errors == {"non_field_errors": ["A interface by this name already exists on core1"]}
+    assert errors == {"__all__": ["A interface by this name already exists on core1"]}
     status, errors = send(api, "post", INTERFACES, [{**own, "name": "et-9"}, {**own, "name": "et-9"}])
     assert status == 400
-    assert errors == [{}, {"non_field_errors": ["A interface by this name already exists on core1"]}]
+    assert errors == [{}, {"__all__": ["A interface by this name already exists on core1"]}]
     # Within a module, as the reference's (module, name) constraint says.
     on_module = {"module": module["id"], "name": "et-0/0/0", "type": "virtual", "status": "Active"}
     status, errors = send(api, "post", INTERFACES, on_module)
@@ -167,13 +167,13 @@ def test_names_unique_per_module_and_among_a_devices_own(api, chassis):
     assert status == 201 and created["module"] is None, created
     status, errors = send(api, "post", "/api/dcim/front-ports/", own_front)
     assert status == 400
-    assert "A front port by this name already exists on core1" in errors["non_field_errors"]
+    assert "A front port by this name already exists on core1" in errors["__all__"]
     # A module's bay may repeat a name of the device's own bays; the device's own may not.
     status, errors = send(api, "post", BAYS, {"parent_device": str(core1.pk), "name": "PIC0"})
     assert status == 201, errors
     status, errors = send(api, "post", BAYS, {"parent_device": str(core1.pk), "name": "FPC5"})
     assert status == 400
-    assert errors == {"non_field_errors": ["A module bay by this name already exists on core1"]}
+    assert errors == {"__all__": ["A module bay by this name already exists on core1"]}
     status, errors = send(api, "post", BAYS, {"parent_module": module["id"], "name": "PIC0"})
     assert status == 400
     assert errors == {"non_field_errors": ["The fields parent_module, name must make a unique set."]}
@@ -185,9 +185,7 @@ def test_a_device_given_with_a_module_must_be_the_modules(api, chassis):
     body = {"module": str(module.pk), "name": "et-7", "type": "virtual", "status": "Active"}
     status, errors = send(api, "post", INTERFACES, {**body, "device": str(core2.pk)})
     assert status == 400
-    assert errors == {
-        "non_field_errors": ["Module's assigned device differs (device) from the root device: device"]
-    }
+    assert errors == {"__all__": ["Module's assigned device differs (device) from the root device: device"]}
     status, created = send(api, "post", INTERFACES, {**body, "device": str(core1.pk)})
     assert status == 201 and created["device"]["id"] == str(core1.pk), created
     status, errors = send(
@@ -195,9 +193,7 @@ def test_a_device_given_with_a_module_must_be_the_modules(api, chassis):
     )
     assert status == 400
     assert errors == {
-        "non_field_errors": [
-            "module bay.parent_device differs from the parent_module's nested device: device"
-        ]
+        "__all__": ["module bay.parent_device differs from the parent_module's nested device: device"]
     }
 
 

@@ -215,14 +215,14 @@ class TestVRFAssignments:
         status, errors = send(api, "post", VRF_ASSIGNMENTS, body)
         assert status == 400
         assert errors == {
-            "non_field_errors": [
+            "__all__": [
                 "A VRFDeviceAssignment entry cannot be associated with both a device and a virtual machine."
             ]
         }
         status, errors = send(api, "post", VRF_ASSIGNMENTS, {"vrf": str(vrf.pk)})
         assert status == 400
         assert errors == {
-            "non_field_errors": [
+            "__all__": [
                 "A VRFDeviceAssignment entry must be associated with a device, a virtual machine, "
                 "or a virtual device context."
             ]

@@ -367,7 +367,7 @@ def test_definitions_are_validated(api, sample):
     status, errors = send(api, "patch", f"/api/extras/relationships/{vm_host.pk}/", {"type": "many-to-many"})
     assert status == 400
     assert errors == {
-        "non_field_errors": [
+        "__all__": [
             "Not supported to change the type of the relationship when some associations are present in the "
             "database, delete all associations first before modifying the type."
         ]

@@ -27,6 +27,25 @@ def test_api_root_lists_applications(api):
     assert body["dcim"] == "http://testserver/api/dcim/"
 
 
+def test_add_on_roots_list_no_installed_applications(api, anonymous):
+    """`/api/apps/` as the reference answers it (and `/api/plugins/`, its older name); the
+    installed ones are for administrators only, and none run here."""
+    body = api.json("/api/")
+    assert body["apps"] == "http://testserver/api/apps/"
+    assert body["plugins"] == "http://testserver/api/plugins/"
+    assert api.json("/api/apps/") == {"installed-apps": "http://testserver/api/apps/installed-apps/"}
+    assert api.json("/api/plugins/") == {
+        "installed-plugins": "http://testserver/api/plugins/installed-plugins/"
+    }
+    assert api.json("/api/apps/installed-apps/") == []
+    assert anonymous.get("/api/apps/").status_code == 403
+    viewer = User.objects.create_user("viewer")
+    token = Token.objects.create(user=viewer)
+    response = Api(token.key).get("/api/apps/installed-apps/")
+    assert response.status_code == 403
+    assert orjson.loads(response.content) == {"detail": "You do not have permission to perform this action."}
+
+
 def test_api_root_needs_a_token(anonymous):
     response = anonymous.get("/api/")
     assert response.status_code == 403

@@ -216,6 +216,12 @@ token = Token.objects.create(user=User.objects.create_superuser("s", "s@example.
 client = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
 greet = Job.objects.get(job_class_name="Greet")
 client.get("/api/")  # the first request builds the schema: not counted in the 15 s ahead
+# A run is refused (503) until the worker beside us listens on its queue.
+from inventory.jobs import workers
+ready_by = time.monotonic() + 60
+while not workers.worker_count("default"):
+    assert time.monotonic() < ready_by, "no worker came up"
+    workers.forget()
 for name, interval in (("once", "future"), ("every hour", "hourly")):
     start = (timezone.now() + datetime.timedelta(seconds=17)).isoformat()
     body = {"data": {"who": name}, "schedule": {"name": name, "interval": interval, "start_time": start}}

@@ -160,7 +160,7 @@ def test_a_batch_names_its_failing_items_and_writes_nothing(api, network):
     assert status == 400
     assert [i for i, errors in enumerate(body) if errors] == [13, 17]
     device = rows[4]["device"]["name"]  # named by name in this item
-    assert body[13] == {"non_field_errors": [f"A interface by this name already exists on {device}"]}
+    assert body[13] == {"__all__": [f"A interface by this name already exists on {device}"]}
     assert body[17] == {
         "untagged_vlan": [f"Related object not found using the provided attributes: id={missing}."]
     }

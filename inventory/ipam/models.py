@@ -682,10 +682,12 @@ class IPAddressToInterface(BaseModel):
         super().clean()
         if self.interface_id and self.vm_interface_id:
             raise ValidationError(
-                "Cannot use a single instance to associate to both an Interface and a VMInterface."
+                {
+                    "interface": "Cannot use a single instance to associate to both an Interface and a VMInterface."
+                }
             )
         if not self.interface_id and not self.vm_interface_id:
-            raise ValidationError("Must associate to either an Interface or a VMInterface.")
+            raise ValidationError({"interface": "Must associate to either an Interface or a VMInterface."})
 
 
 def check_primary_ips(owner, assignments, noun: str, refusal: str = "", via_nat: bool = True) -> None:

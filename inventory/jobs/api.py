@@ -32,6 +32,7 @@ from .discovery import job_class
 from .models import FileProxy, Job, JobLogEntry, JobQueue, JobResult, ScheduledJob
 from .runs import QueueUnreachable, enqueue
 from .scheduling import SENSITIVE_SCHEDULE, create_schedule, schedule_of
+from .workers import no_worker_message, worker_count
 
 QUEUE_UNREACHABLE = "The task queue could not be reached; the job was not started. Try again shortly."
 
@@ -107,6 +108,8 @@ class JobRunEndpoint(Endpoint):
             cleaned = klass.clean_data(data, user)
         except ValidationError as exc:
             return {"errors": exc.message_dict}, 400
+        if not worker_count(queue):  # scheduled runs too: nobody would ever pick them up
+            raise detail_error(503, no_worker_message(queue))
         if schedule is not None:
             if job.has_sensitive_variables:
                 raise ApiError(400, {"schedule": {"interval": [SENSITIVE_SCHEDULE]}})

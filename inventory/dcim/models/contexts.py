@@ -69,7 +69,10 @@ class VirtualDeviceContext(PrimaryModel):
                 before = VirtualDeviceContext.objects.filter(pk=self.pk)
                 previous = before.values_list("device_id", flat=True).first()
             if previous is not None and previous != self.device_id:
-                raise ValidationError("Changing the device of a VirtualDeviceContext is not allowed.")
+                # The reference's serializer says so, not its model: `non_field_errors`.
+                raise ValidationError(
+                    {"non_field_errors": ["Changing the device of a VirtualDeviceContext is not allowed."]}
+                )
         self.clean_primary_ips()
 
     def clean_primary_ips(self) -> None:
