@@ -341,3 +341,63 @@ def test_a_page_renders_group_contexts_in_constant_queries(api, sample, superuse
     alone = queries()
     build_sample(superuser, "-2")  # twice the devices (the sample's own groups are device groups too)
     assert queries() == alone
+
+
+@pytest.fixture
+def eager():
+    from config.celery import app as celery_app
+
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
+
+
+def test_refresh_job_counts_each_groups_members_for_its_user(api, devices, eager):
+    """The reference's system job "Refresh Dynamic Group Caches": listed with its fields, and a
+    run evaluates each filter- or set-based group and logs its members, only those the running
+    user may view."""
+    from inventory.jobs.models import Job
+
+    from .test_permissions import account, grant
+
+    listed = api.json("/api/extras/jobs/", {"name": "Refresh Dynamic Group Caches"})["results"]
+    assert len(listed) == 1
+    job = listed[0]
+    assert (job["job_class_name"], job["grouping"], job["enabled"], job["installed"]) == (
+        "RefreshDynamicGroupCaches",
+        "System Jobs",
+        True,
+        True,
+    )
+    assert job["description"] == "Re-calculate and re-cache the membership lists of Dynamic Groups."
+    assert job["has_sensitive_variables"] is False and job["task_queues"] == ["default"]
+    active = filter_group(api, "active", {"status": ["Active"]})
+    create(api, GROUPS, {"name": "pinned", "content_type": "dcim.device", "group_type": "static"})
+    expected = Device.objects.filter(status__name="Active").count()
+    assert expected > 1
+    status, body = send(api, "post", f"/api/extras/jobs/{job['id']}/run/", {"data": {}})
+    assert status == 201 and body["job_result"]["status"]["value"] == "SUCCESS", body
+    counted = body["job_result"]["result"]["groups"]
+    assert counted["active"] == expected and "pinned" not in counted  # a static group is left out
+    assert set(counted) == set(
+        DynamicGroup.objects.exclude(group_type="static").values_list("name", flat=True)
+    )
+    logs = api.json(f"/api/extras/job-results/{body['job_result']['id']}/logs/")["results"]
+    assert f"Cache refreshed successfully, now with {expected} members" in [e["message"] for e in logs]
+    # A user who may run it and view the group, but only one of its devices, counts that one.
+    user, theirs = account()
+    grant(user, ["extras.job"], ["view", "run"])
+    grant(user, ["extras.dynamicgroup"], ["view"])
+    leaf = devices["leaf1"]
+    grant(user, ["dcim.device"], ["view"], {"name": leaf.name})
+    assert leaf.status.name == "Active"
+    status, body = send(
+        theirs, "post", f"/api/extras/jobs/{job['id']}/run/", {"data": {"single_group": active["id"]}}
+    )
+    assert status == 201 and body["job_result"]["result"] == {"groups": {"active": 1}}, body
+    # Without the run permission: refused.
+    user, other = account()
+    grant(user, ["extras.job"], ["view"])
+    status, body = send(other, "post", f"/api/extras/jobs/{job['id']}/run/", {"data": {}})
+    assert status == 403
+    assert Job.objects.get(pk=job["id"]).module_name == "inventory.jobs.groups"
