@@ -89,6 +89,27 @@ def test_a_custom_field_scope_is_checked_and_narrows_its_default(api, sample):
     assert values["leaf1"] == "A" and {v for k, v in values.items() if k != "leaf1"} == {None}
     plain = api.json("/api/extras/custom-fields/", {"key": "owner"})["results"][0]
     assert plain["scope_filter"] == {}
+    # The scope decides only what objects already there get when the field arrives. As at the
+    # reference (its serializer's create default and its model's clean fill every field's
+    # default), an object created afterwards takes the default in scope or out of it, and may be
+    # given a value out of scope.
+    from .test_dcim import new_device
+
+    status, outside = send(api, "post", DEVICES, new_device("leaf9"))
+    assert status == 201 and outside["custom_fields"]["rack_row"] == "A", outside
+    status, given = send(api, "post", DEVICES, new_device("leaf10", custom_fields={"rack_row": "B"}))
+    assert status == 201 and given["custom_fields"]["rack_row"] == "B"
+    status, cleared = send(api, "post", DEVICES, new_device("leaf11", custom_fields={"rack_row": None}))
+    assert status == 201 and cleared["custom_fields"]["rack_row"] is None
+    # Changing the scope later rewrites no stored value (the reference leaves that to a cleanup job).
+    status, _ = send(
+        api, "patch", f"/api/extras/custom-fields/{field['id']}/", {"scope_filter": {"name": ["leaf9"]}}
+    )
+    assert status == 200
+    values = {
+        row["name"]: row["custom_fields"]["rack_row"] for row in api.json(DEVICES, {"limit": 0})["results"]
+    }
+    assert (values["leaf1"], values["leaf9"], values["leaf10"], values["leaf11"]) == ("A", "A", "B", None)
 
 
 def test_a_computed_field_says_how_its_output_is_shown(api, sample):
