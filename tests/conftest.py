@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 from django.conf import settings as django_settings
-from django.contrib.auth.hashers import make_password
+from django.contrib.auth.hashers import PBKDF2PasswordHasher, make_password
 from django.db import transaction
 from django.test import Client, override_settings
 
@@ -18,11 +18,58 @@ from inventory.users.models import User
 from queryengine import definitions, together
 
 from .builders import SUPERUSER_KEY, build_sample
-from .snapshot import Snapshot
+from .snapshot import Sample, Snapshot
 
 # Servers the tests start (gunicorn, Celery workers) refuse to run without a SECRET_KEY in their
 # environment: they get this process's, so what one seals the others can read.
 os.environ.setdefault("SECRET_KEY", django_settings.SECRET_KEY)
+
+
+class QuickPBKDF2PasswordHasher(PBKDF2PasswordHasher):
+    """The production algorithm and hash format, with few rounds: the real count costs a
+    noticeable fraction of a second by design, for every user a test creates with a password.
+    Servers started by the tests verify these hashes too (the count is part of the hash)."""
+
+    iterations = 1000
+
+
+def _per_worker_settings() -> dict:
+    """Parallel runs (pytest-xdist) give each worker process its own test database
+    (pytest-django adds the worker's name to it) and, from here, its own data directory: the file
+    cache that sign-in and token throttling count in (which each test clears), and the embedded
+    Celery broker's folders. Processes the tests start inherit DATA_DIR unless they set theirs."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return {}
+    data_dir = Path(django_settings.DATA_DIR) / worker
+    os.environ["DATA_DIR"] = str(data_dir)
+    changes: dict = {"DATA_DIR": data_dir}
+    cache = django_settings.CACHES["default"]
+    if cache["BACKEND"].endswith("FileBasedCache"):
+        changes["CACHES"] = {"default": {**cache, "LOCATION": str(data_dir / "cache")}}
+    folders = {
+        key: str(data_dir / Path(value).relative_to(django_settings.DATA_DIR))
+        for key, value in django_settings.CELERY_BROKER_TRANSPORT_OPTIONS.items()
+        if isinstance(value, str) and Path(value).is_relative_to(django_settings.DATA_DIR)
+    }
+    for folder in folders.values():
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    changes["CELERY_BROKER_TRANSPORT_OPTIONS"] = {
+        **django_settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+        **folders,
+    }
+    return changes
+
+
+# For the whole session, before anything reads them (the cache and Celery read their settings
+# on first use).
+override_settings(
+    PASSWORD_HASHERS=[
+        f"{__name__}.QuickPBKDF2PasswordHasher",
+        *(h for h in django_settings.PASSWORD_HASHERS if not h.endswith(".PBKDF2PasswordHasher")),
+    ],
+    **_per_worker_settings(),
+).enable()
 
 
 class Api:
@@ -81,8 +128,14 @@ def create_admin(password_hash: str) -> User:
     )
 
 
+def shares_sample(request) -> bool:
+    return "shared_sample" in request.fixturenames
+
+
 @pytest.fixture
-def superuser(db, admin_password_hash):
+def superuser(request, db, admin_password_hash):
+    if shares_sample(request):
+        return User.objects.get(pk=ADMIN_ID)
     return create_admin(admin_password_hash)
 
 
@@ -96,9 +149,25 @@ def sample_snapshot(django_db_setup, django_db_blocker, admin_password_hash):
     return snapshot
 
 
+@pytest.fixture(scope="module")
+def shared_sample(django_db_setup, django_db_blocker, sample_snapshot, admin_password_hash):
+    """The superuser and the sample laid into the database once for a module's tests that ask
+    for it (`pytest.mark.usefixtures("shared_sample")`), in a transaction rolled back after
+    them. Each test still runs in a transaction of its own inside it, rolled back after the test,
+    so every test starts from the same rows exactly as if they had been laid for it alone; only
+    tests that write in that way (no `transactional_db`, no live server) may share the sample."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        create_admin(admin_password_hash)
+        sample_snapshot.restore()
+        definitions.forget()
+        yield
+        transaction.set_rollback(True)
+    definitions.forget()
+
+
 @pytest.fixture
-def sample(superuser, sample_snapshot):
-    yield sample_snapshot.restore()
+def sample(request, superuser, sample_snapshot):
+    yield Sample(sample_snapshot.order) if shares_sample(request) else sample_snapshot.restore()
     # Restored in bulk (no signals) and rolled back: definitions kept from it are gone.
     definitions.forget()
 

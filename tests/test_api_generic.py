@@ -66,6 +66,7 @@ def test_registry_is_covered_by_sample_data(superuser):
     assert not missing, f"registered models without sample data: {missing}"
 
 
+@pytest.mark.usefixtures("shared_sample")
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.route)
 class TestEveryModel:
     def test_list_returns_every_visible_object(self, api, resource, superuser):

@@ -17,6 +17,9 @@ from queryengine.scalars import dumps
 from queryengine.schema import RequestContext
 from rest import versioning
 
+# Every test here reads and writes inside its own transaction: one sample serves them all.
+pytestmark = pytest.mark.usefixtures("shared_sample")
+
 RESOURCES = list(resources())
 BASE = "http://testserver/api/"
 

@@ -31,6 +31,9 @@ from rest import versioning
 from .builders import SUPERUSER_KEY
 from .conftest import Api
 
+# Every test here reads and writes inside its own transaction: one sample serves them all.
+pytestmark = pytest.mark.usefixtures("shared_sample")
+
 # The 2.x and 3.x writes (the 1.x views, sites and regions: test_api_v1.py).
 CURRENT = [r for r in resources() if r.served_at(versioning.DEFAULT)]
 RESOURCES = [r for r in CURRENT if r.writable]
