@@ -160,7 +160,9 @@ def closest(obj):
 def create_global_namespace(apps, schema_editor):
     """The namespace every VRF, prefix and address goes in unless told otherwise: a new
     database starts with it (migrations build new databases)."""
-    apps.get_model("ipam", "Namespace").objects.get_or_create(name=GLOBAL, defaults={"description": GLOBAL_DESCRIPTION})
+    apps.get_model("ipam", "Namespace").objects.get_or_create(
+        name=GLOBAL, defaults={"description": GLOBAL_DESCRIPTION}
+    )
 
 
 def tree(prefixes: list[tuple], addresses: list[tuple]) -> tuple[dict, dict]:
