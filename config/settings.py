@@ -228,6 +228,7 @@ INSTALLED_APPS = [
     "inventory.ipam",
     "inventory.circuits",
     "inventory.cloud",
+    "inventory.wireless",
     "inventory.virtualization",
     "rest",
     "web.apps.WebConfig",

@@ -35,6 +35,7 @@ from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .ipam_sample import build_ipam_more
 from .jobs_sample import build_jobs
+from .wireless_sample import build_wireless
 
 SUPERUSER_KEY = "a" * 40
 
@@ -176,6 +177,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     contacts = build_contacts(s, {**dcim, Tenant: tenants})
     cloud = build_cloud(s, dcim[Manufacturer], extras[SecretsGroup], ipam[Prefix])
     controllers = build_controllers(s, {**dcim, **extras, Tenant: tenants})
+    wireless = build_wireless(s, {**controllers, **extras, **ipam, Tenant: tenants})
     jobs = build_jobs(s, owner, tenants)
     return {
         **build_changes(s, owner, tenants),
@@ -189,6 +191,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         **custom,
         **extras,
         **controllers,
+        **wireless,
         Tag: tags,
         Role: roles,
         Status: statuses,

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from inventory.ipam.models import VRF, Prefix
+from inventory.ipam.models import VRF, IPAddress, Prefix
 from inventory.users.models import Token, User
 from queryengine import engine
 from queryengine.documents import detail_document, list_document, many_to_many_fields
@@ -273,6 +273,11 @@ def related_at(obj, path: str) -> list:
     return found
 
 
+# Searched by the addresses and networks they hold too; other models' search reads their
+# `search` fields (and may match more, as a data rate's number).
+NETWORK_SEARCH = (Prefix, IPAddress)
+
+
 def label(ct) -> str:
     return f"{ct.app_label}.{ct.model}"
 
@@ -294,7 +299,7 @@ def sample_values(flt: Filter, resource, objects) -> list:
         if flt.name == "parent":
             values.append(str(Prefix.objects.get(description="rfc1918").pk))
         return values + [values[:2]]
-    if flt.kind == "search" and resource.search_q is not None:
+    if flt.kind == "search" and resource.model in NETWORK_SEARCH:
         return ["example", "10.1.0.0/16", "2001:db8::1"]
     if flt.kind == "search":
         texts = [value_at(o, resource.search[0]) for o in objects if value_at(o, resource.search[0])]
@@ -350,7 +355,7 @@ def matches(flt: Filter, resource, obj, raw) -> bool:
             return obj.vrf_id in vrfs or bool(assigned & vrfs)
         values = [Prefix.objects.get(pk=v).cidr if re.fullmatch(r"[0-9a-f-]{36}", v) else v for v in values]
         return any(network_oracle.matches(flt.name, obj, v) for v in values)
-    if flt.kind == "search" and resource.search_q is not None:
+    if flt.kind == "search" and resource.model in NETWORK_SEARCH:
         return all(network_oracle.search_matches(obj, v) for v in values)
     if flt.kind == "search":
         return any(v.lower() in str(value_at(obj, f) or "").lower() for v in values for f in resource.search)

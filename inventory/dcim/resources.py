@@ -520,8 +520,17 @@ register(
         shows_tree_depth=False,
         hidden=CAPABILITIES["hidden"],
         computed=CAPABILITIES["computed"],
+        # Through their assignments (wireless), written there.
+        read_only=("radio_profiles", "wireless_networks"),
+        relations={"radio_profiles": "radio_profiles", "wireless_networks": "wireless_networks"},
         filters={
             **CAPABILITIES["filters"],
+            "has_radio_profiles": flag(
+                lambda _: Q(radio_profiles__isnull=False), lambda group: group.radio_profiles.exists()
+            ),
+            "has_wireless_networks": flag(
+                lambda _: Q(wireless_networks__isnull=False), lambda group: group.wireless_networks.exists()
+            ),
             # Groups within the named ones, as the reference's `subtree`.
             "subtree": CustomFilter(
                 lambda trees: Q(pk__in={pk for tree in trees for pk in tree}),

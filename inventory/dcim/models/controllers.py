@@ -105,6 +105,20 @@ class ControllerManagedDeviceGroup(TreeModel, PrimaryModel):
         related_name="controller_managed_device_groups",
         help_text="Controller that manages the devices in this group",
     )
+    radio_profiles = models.ManyToManyField(
+        "wireless.RadioProfile",
+        related_name="controller_managed_device_groups",
+        through="wireless.ControllerManagedDeviceGroupRadioProfileAssignment",
+        through_fields=("controller_managed_device_group", "radio_profile"),
+        blank=True,
+    )
+    wireless_networks = models.ManyToManyField(
+        "wireless.WirelessNetwork",
+        related_name="controller_managed_device_groups",
+        through="wireless.ControllerManagedDeviceGroupWirelessNetworkAssignment",
+        through_fields=("controller_managed_device_group", "wireless_network"),
+        blank=True,
+    )
     capabilities = models.JSONField(
         null=True,
         blank=True,
