@@ -3,6 +3,10 @@ wireless networks, and the controller-managed device groups' assignments of them
 
 from __future__ import annotations
 
+import csv
+import io
+
+import orjson
 import pytest
 
 from inventory.dcim.models import ControllerManagedDeviceGroup, Device
@@ -325,3 +329,36 @@ class TestAssignments:
         assert not ControllerManagedDeviceGroupWirelessNetworkAssignment.objects.filter(
             wireless_network_id=network.pk
         ).exists()
+
+
+def test_radio_profile_lists_in_options_and_csv(api, sample):
+    post = api.client.options(PROFILES).json()["actions"]["POST"]
+    assert post["channel_width"]["type"] == "list"
+    assert post["channel_width"]["child"]["choices"][0] == {"value": 20, "display": "20 MHz"}
+    assert post["allowed_channel_list"]["child"]["type"] == "integer"
+    assert post["regulatory_domain"]["required"] is True
+    assert len(post["regulatory_domain"]["choices"]) == 126
+    response = api.get(PROFILES, {"name": "campus 5GHz"}, HTTP_ACCEPT="text/csv")
+    assert response.status_code == 200
+    row = next(csv.DictReader(io.StringIO(response.content.decode())))
+    assert (row["channel_width"], row["allowed_channel_list"], row["regulatory_domain"]) == (
+        "20,40,160",
+        "36,40,44",
+        "GB",
+    )
+    text = 'name,regulatory_domain,channel_width,allowed_channel_list\nfrom csv,DE,"40,80","1,13"\n'
+    response = api.client.post(PROFILES, text, content_type="text/csv")
+    assert response.status_code == 201, response.content
+    (created,) = orjson.loads(response.content)
+    assert [w["value"] for w in created["channel_width"]] == [40, 80]
+    assert created["allowed_channel_list"] == [1, 13]
+
+
+def test_graphql_reads_wireless_objects(api, sample):
+    query = '{ wireless_networks(mode: ["Mesh"]) { name ssid controller_managed_device_groups { name } } }'
+    response = api.post("/api/graphql/", {"query": query})
+    assert orjson.loads(response.content) == {
+        "data": {
+            "wireless_networks": [{"name": "Sensors", "ssid": "iot", "controller_managed_device_groups": []}]
+        }
+    }
