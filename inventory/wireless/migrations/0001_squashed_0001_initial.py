@@ -36,6 +36,7 @@ class Migration(migrations.Migration):
                 ],
                 options={
                     'ordering': ['standard', 'rate'],
+                    'constraints': [models.UniqueConstraint(fields=('standard', 'rate'), name='wireless_supporteddatarate_standard_rate', violation_error_message='The fields standard, rate must make a unique set.')],
                 },
             ),
             migrations.CreateModel(
@@ -92,6 +93,7 @@ class Migration(migrations.Migration):
                 ],
                 options={
                     'ordering': ['controller_managed_device_group', 'wireless_network'],
+                    'constraints': [models.UniqueConstraint(fields=('controller_managed_device_group', 'wireless_network'), name='wireless_group_network_once', violation_error_message='The fields controller_managed_device_group, wireless_network must make a unique set.')],
                 },
             ),
             migrations.CreateModel(
@@ -105,14 +107,6 @@ class Migration(migrations.Migration):
                     'ordering': ['controller_managed_device_group', 'radio_profile'],
                     'constraints': [models.UniqueConstraint(fields=('controller_managed_device_group', 'radio_profile'), name='wireless_group_profile_once', violation_error_message='The fields controller_managed_device_group, radio_profile must make a unique set.')],
                 },
-            ),
-            migrations.AddConstraint(
-                model_name='supporteddatarate',
-                constraint=models.UniqueConstraint(fields=('standard', 'rate'), name='wireless_supporteddatarate_standard_rate', violation_error_message='The fields standard, rate must make a unique set.'),
-            ),
-            migrations.AddConstraint(
-                model_name='controllermanageddevicegroupwirelessnetworkassignment',
-                constraint=models.UniqueConstraint(fields=('controller_managed_device_group', 'wireless_network'), name='wireless_group_network_once', violation_error_message='The fields controller_managed_device_group, wireless_network must make a unique set.'),
             ),
             ],
         ),
