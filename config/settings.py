@@ -230,6 +230,7 @@ INSTALLED_APPS = [
     "inventory.cloud",
     "inventory.wireless",
     "inventory.virtualization",
+    "inventory.vpn",
     "rest",
     "web.apps.WebConfig",
 ]

@@ -228,7 +228,7 @@ def _family(model_field) -> tuple[dict, object]:
         if getattr(model_field, "exact_lookups_only", False):
             return EXACT_LOOKUPS, None
         if model_field.choices:
-            choices = {str(c[0]) for c in model_field.choices}
+            choices = {str(value) for value, _ in model_field.flatchoices}
 
             def parse_choice(value: str):
                 if value not in choices:

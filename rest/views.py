@@ -50,7 +50,18 @@ BODY_TOO_LARGE = "The request body is larger than the {} bytes allowed (MAX_REQU
 TOO_MANY_OBJECTS = "A bulk request takes at most {} objects (MAX_BULK_OBJECTS); this one has {}."
 WRITE_CONFLICT = "The change conflicts with a concurrent change to the same objects; nothing was changed."
 logger = logging.getLogger(__name__)
-API_APPS = ("circuits", "cloud", "dcim", "extras", "ipam", "tenancy", "users", "virtualization", "wireless")
+API_APPS = (
+    "circuits",
+    "cloud",
+    "dcim",
+    "extras",
+    "ipam",
+    "tenancy",
+    "users",
+    "virtualization",
+    "vpn",
+    "wireless",
+)
 # Roots of installed add-on applications (none run here), each listing its installed ones.
 ADD_ON_ROOTS = {"apps": "installed-apps", "plugins": "installed-plugins"}
 

@@ -36,6 +36,7 @@ from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .ipam_sample import build_ipam_more
 from .jobs_sample import build_jobs
 from .wireless_sample import build_wireless
+from .vpn_sample import build_vpn
 
 SUPERUSER_KEY = "a" * 40
 
@@ -179,6 +180,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     controllers = build_controllers(s, {**dcim, **extras, Tenant: tenants})
     wireless = build_wireless(s, {**controllers, **extras, **ipam, Tenant: tenants})
     jobs = build_jobs(s, owner, tenants)
+    vpn = build_vpn(s, {**dcim, **more, **ipam, **extras, Tenant: tenants})
     return {
         **build_changes(s, owner, tenants),
         **build_webhooks(s),
@@ -192,6 +194,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         **extras,
         **controllers,
         **wireless,
+        **vpn,
         Tag: tags,
         Role: roles,
         Status: statuses,

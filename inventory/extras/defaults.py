@@ -37,6 +37,7 @@ STATUSES = [
             *DEVICE_LIKE,
             *DCIM_MORE,
             "extras.contactassociation",
+            "vpn.vpntunnel",
         ),
     ),
     ("Available", "4caf50", "Unit is available", ("dcim.rack",)),
@@ -59,8 +60,10 @@ STATUSES = [
             "ipam.vlan",
             "dcim.softwareversion",
             "dcim.softwareimagefile",
+            "vpn.vpntunnel",
         ),
     ),
+    ("Down", "ffc107", "VRF is down", ("vpn.vpntunnel",)),
     ("DHCP", "4caf50", "Dynamically assigned IPv4/IPv6 address", ("ipam.ipaddress",)),
     (
         "Failed",
@@ -135,6 +138,13 @@ RANGE_ROLES = [
     ("Reserved", "9e9e9e", "IP Address Range reserved for a specific purpose"),
 ]
 
+# What a VPN tunnel endpoint is, as roles limited to endpoints.
+ENDPOINT_ROLES = [
+    ("Hub", "2f6a31", "Unit plays a Hub role"),
+    ("Spoke", "8bc34a", "Unit plays a Spoke role"),
+    ("Peer", "ff9800", "Unit plays a Peer role"),
+]
+
 
 def installed_content_types(labels):
     found = []
@@ -167,3 +177,6 @@ def populate_defaults(app_config=None, **kwargs):
     for name, color, description in RANGE_ROLES:
         role, _ = Role.objects.get_or_create(name=name, defaults={"color": color, "description": description})
         role.content_types.add(*installed_content_types(["ipam.ipaddressrange"]))
+    for name, color, description in ENDPOINT_ROLES:
+        role, _ = Role.objects.get_or_create(name=name, defaults={"color": color, "description": description})
+        role.content_types.add(*installed_content_types(["vpn.vpntunnelendpoint"]))

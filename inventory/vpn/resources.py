@@ -1,0 +1,173 @@
+"""The VPN application's declarations: each model once, under /api/vpn/."""
+
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
+
+from queryengine.registry import Computed, CustomFilter, Display, Resource, register
+
+from .models import (
+    VPN,
+    VPNPhase1Policy,
+    VPNPhase2Policy,
+    VPNProfile,
+    VPNProfilePhase1PolicyAssignment,
+    VPNProfilePhase2PolicyAssignment,
+    VPNTermination,
+    VPNTunnel,
+    VPNTunnelEndpoint,
+    choice_list,
+)
+
+
+def listed(name: str, allowed: list) -> Computed:
+    """A list of choices, shown as its values, as the reference's list fields show, take and
+    describe it."""
+
+    def write(instance, value) -> None:
+        setattr(instance, name, choice_list(value, allowed))
+
+    values = [v for v, _ in allowed]
+    return Computed(
+        (name,),
+        lambda stored: stored,
+        output="object",
+        write=write,
+        options={
+            "type": "list",
+            "child": {
+                "type": "choice",
+                "required": True,
+                "read_only": False,
+                "choices": [{"value": v, "display": label} for v, label in allowed],
+            },
+        },
+        read_schema={"type": "array", "items": {"type": "string", "enum": values}, "nullable": True},
+        write_schema={"type": "array", "items": {"type": "string", "enum": values}},
+    )
+
+
+def holding(model, name: str, allowed: list) -> CustomFilter:
+    """Objects whose list `name` holds the given choice (any of several): a whole value, so
+    `AES-128-CBC` does not match `AES-128-GCM` nor group `2` group `22`."""
+    values = {v for v, _ in allowed}
+
+    def parse(value: str) -> str:
+        if value not in values:
+            raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+        return value
+
+    def build(wanted) -> Q:
+        texts = model.objects.annotate(_text=Cast(name, TextField()))
+        pattern = "|".join(f'"{v}"' for v in wanted)
+        return Q(pk__in=texts.filter(_text__regex=pattern).values("pk"))
+
+    def oracle(obj, wanted) -> bool:
+        return any(v in (getattr(obj, name) or []) for v in wanted)
+
+    def samples(objects) -> list:
+        present = [v for o in objects for v in getattr(o, name) or []]
+        return [present[0], [present[-1], allowed[-1][0]]] if present else []
+
+    return CustomFilter(build, parse, oracle, samples)
+
+
+def lists(model, fields: dict) -> dict:
+    return {
+        "hidden": tuple(fields),
+        "computed": {name: listed(name, allowed) for name, allowed in fields.items()},
+        "filters": {name: holding(model, name, allowed) for name, allowed in fields.items()},
+    }
+
+
+register(
+    Resource(
+        VPNProfile,
+        "vpn/vpn-profiles",
+        read_only=("vpn_phase1_policies", "vpn_phase2_policies"),
+    )
+)
+register(
+    Resource(
+        VPNPhase1Policy,
+        "vpn/vpn-phase-1-policies",
+        relations={"vpn_profiles": "vpn_profiles"},
+        **lists(VPNPhase1Policy, VPNPhase1Policy.LISTS),
+    )
+)
+register(
+    Resource(
+        VPNPhase2Policy,
+        "vpn/vpn-phase-2-policies",
+        relations={"vpn_profiles": "vpn_profiles"},
+        **lists(VPNPhase2Policy, VPNPhase2Policy.LISTS),
+    )
+)
+for model, policy, phase in (
+    (VPNProfilePhase1PolicyAssignment, "vpn_phase1_policy", 1),
+    (VPNProfilePhase2PolicyAssignment, "vpn_phase2_policy", 2),
+):
+    register(
+        Resource(
+            model,
+            f"vpn/vpn-profile-phase-{phase}-policy-assignments",
+            display=Display(
+                ("vpn_profile__name", f"{policy}__name"), lambda profile, named: f"{profile}: {named}"
+            ),
+            search=("vpn_profile__name", f"{policy}__name"),
+            natural_key=None,
+        )
+    )
+register(
+    Resource(
+        VPN,
+        "vpn/vpns",
+        search=("name", "description", "vpn_id"),
+    )
+)
+register(
+    Resource(
+        VPNTunnel,
+        "vpn/vpn-tunnels",
+        search=("vpn__name", "vpn_profile__name", "description", "tunnel_id"),
+    )
+)
+register(
+    Resource(
+        VPNTunnelEndpoint,
+        "vpn/vpn-tunnel-endpoints",
+        read_only=("name", "device"),
+        search=("device__name", "source_interface__name", "source_fqdn"),
+        natural_key=None,
+        relations={
+            "endpoint_a_vpn_tunnels": "endpoint_a_vpn_tunnels",
+            "endpoint_z_vpn_tunnels": "endpoint_z_vpn_tunnels",
+        },
+    )
+)
+
+
+def assigned_type(vlan, interface, vm_interface) -> str | None:
+    for value, label in zip((vlan, interface, vm_interface), VPNTermination.TARGETS.values(), strict=True):
+        if value is not None:
+            return label
+    return None
+
+
+register(
+    Resource(
+        VPNTermination,
+        "vpn/vpn-terminations",
+        display=Display(
+            ("vpn__name", "vlan__name", "vlan__vid", "interface__name", "vm_interface__name"),
+            lambda vpn, vlan, vid, interface, vm_interface: (
+                f"{f'{vlan} ({vid})' if vlan else interface or vm_interface} <> {vpn}"
+            ),
+        ),
+        search=("vpn__name", "vlan__name", "interface__name", "vm_interface__name"),
+        natural_key=None,
+        computed={
+            "assigned_object_type": Computed(("vlan", "interface", "vm_interface"), assigned_type),
+        },
+        read_only=("assigned_object_type",),
+    )
+)
