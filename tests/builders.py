@@ -35,8 +35,8 @@ from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .ipam_sample import build_ipam_more
 from .jobs_sample import build_jobs
-from .wireless_sample import build_wireless
 from .vpn_sample import build_vpn
+from .wireless_sample import build_wireless
 
 SUPERUSER_KEY = "a" * 40
 

@@ -83,7 +83,9 @@ register(
     Resource(
         VPNProfile,
         "vpn/vpn-profiles",
+        # Written through their assignments (with a weight), as the reference's are.
         read_only=("vpn_phase1_policies", "vpn_phase2_policies"),
+        relations={name: name for name in ("vpn_phase1_policies", "vpn_phase2_policies")},
     )
 )
 register(
