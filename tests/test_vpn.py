@@ -120,7 +120,9 @@ class TestProfiles:
             {"vpn_profile": str(profile.pk), "vpn_phase1_policy": str(policy.pk)},
         )
         assert status == 400
-        assert errors == {"__all__": ["The fields vpn_profile, vpn_phase1_policy must make a unique set."]}
+        assert errors == {
+            "non_field_errors": ["The fields vpn_profile, vpn_phase1_policy must make a unique set."]
+        }
 
 
 class TestVPNs:
