@@ -190,6 +190,20 @@ class TestEndpoints:
         assert status == 201, body
         assert body["name"] == f"core1 {free.name}" and body["device"]["id"] == str(free.device_id)
 
+    def test_device_is_the_source_interfaces_or_as_given(self, api, sample):
+        leaf, core = Device.objects.get(name="leaf1"), Device.objects.get(name="core1")
+        status, body = send(
+            api, "post", ENDPOINTS, {"source_fqdn": "vpn.example.org", "device": str(leaf.pk)}
+        )
+        assert status == 201, body
+        assert body["name"] == "vpn.example.org" and body["device"]["id"] == str(leaf.pk)
+        free = Interface.objects.filter(device=core, vpn_tunnel_endpoints_src_int=None).first()
+        status, body = send(
+            api, "patch", f"{ENDPOINTS}{body['id']}/", {"source_interface": str(free.pk), "source_fqdn": ""}
+        )
+        assert status == 200, body
+        assert body["device"]["id"] == str(core.pk) and body["name"] == f"core1 {free.name}"
+
     def test_source_rules(self, api, sample):
         link = IPAddressToInterface.objects.filter(interface__device__name="leaf1").first()
         status, errors = send(api, "post", ENDPOINTS, {})

@@ -137,7 +137,7 @@ register(
     Resource(
         VPNTunnelEndpoint,
         "vpn/vpn-tunnel-endpoints",
-        read_only=("name", "device"),
+        read_only=("name",),
         search=("device__name", "source_interface__name", "source_fqdn"),
         natural_key=None,
         relations={
@@ -146,6 +146,17 @@ register(
         },
     )
 )
+
+
+def termination_display(vpn, vlan, vid, interface, label, vm_interface) -> str:
+    """`<its VLAN, interface or VM interface> <> <VPN>`, each shown as the reference shows it."""
+    if vlan is not None:
+        target = f"{vlan} ({vid})"
+    elif interface is not None:
+        target = f"{interface} ({label})" if label else interface
+    else:
+        target = vm_interface
+    return f"{target} <> {vpn}"
 
 
 def assigned_type(vlan, interface, vm_interface) -> str | None:
@@ -160,10 +171,15 @@ register(
         VPNTermination,
         "vpn/vpn-terminations",
         display=Display(
-            ("vpn__name", "vlan__name", "vlan__vid", "interface__name", "vm_interface__name"),
-            lambda vpn, vlan, vid, interface, vm_interface: (
-                f"{f'{vlan} ({vid})' if vlan else interface or vm_interface} <> {vpn}"
+            (
+                "vpn__name",
+                "vlan__name",
+                "vlan__vid",
+                "interface__name",
+                "interface__label",
+                "vm_interface__name",
             ),
+            termination_display,
         ),
         search=("vpn__name", "vlan__name", "interface__name", "vm_interface__name"),
         natural_key=None,
