@@ -266,6 +266,35 @@ def _free_span(body: dict, suffix: str) -> dict:
     return {**body, "start_address": host, "end_address": host}
 
 
+def _fresh_terminated_vlan(body: dict, suffix: str) -> dict:
+    """A VLAN terminates one VPN: a copy terminates one no termination has (nor a copy in this
+    test), made when none is left, on a VPN that takes any number of them."""
+    from inventory.extras.models import Status
+    from inventory.ipam.models import VLAN
+    from inventory.vpn.models import VPN
+
+    if not suffix:  # the termination itself, written back whole
+        return body
+    handed = [key[1] for key in _taken if key[0] == "vlan"]
+    vlan = VLAN.objects.filter(vpn_terminations=None).exclude(pk__in=handed).first()
+    if vlan is None:
+        number = 3000 + next(_numbers)
+        vlan = VLAN.objects.create(
+            name=f"vpn{number}", vid=number % 4000 + 1, status=Status.objects.get(name="Active")
+        )
+    _taken.add(("vlan", vlan.pk))
+    vpn = VPN.objects.filter(service_type="").first() or VPN.objects.create(name=f"vpn{suffix}")
+    return {**body, "vpn": str(vpn.pk), "vlan": str(vlan.pk), "interface": None, "vm_interface": None}
+
+
+def _fresh_endpoint_source(body: dict, suffix: str) -> dict:
+    """A source interface has one endpoint (a copy leaves it out): a copy without another source
+    takes a name of its own instead."""
+    if body.get("source_ipaddress") or body.get("source_fqdn"):
+        return body
+    return {**body, "source_fqdn": f"copy{suffix or '-whole'}.example.net"}
+
+
 # Models whose copies need more than new unique values to be valid (values that must be free).
 FRESH = {
     "dcim.FrontPort": _spare_rear_port,
@@ -286,6 +315,8 @@ FRESH = {
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "ipam.IPAddressRange": _free_span,
+    "vpn.VPNTermination": _fresh_terminated_vlan,
+    "vpn.VPNTunnelEndpoint": _fresh_endpoint_source,
     # A VRF is on one device, machine or context: a copy goes on a fresh device alone.
     "ipam.VRFDeviceAssignment": lambda body, suffix: {
         **body,
@@ -347,12 +378,18 @@ def count(resource, user) -> int:
     return restricted(resource, user).count()
 
 
+# Free text that is not free on every object: a tunnel endpoint's FQDN is refused beside a
+# source address (tests/test_vpn.py checks it).
+NOT_FREE_TEXT = {"vpn.VPNTunnelEndpoint.source_fqdn"}
+
+
 def editable_text_field(resource):
     return next(
         (
             f
             for f in writable_fields(resource)
             if f.kind == SCALAR
+            and f"{resource.model._meta.label}.{f.name}" not in NOT_FREE_TEXT
             and isinstance(f.model_field, models.CharField)
             and not f.model_field.unique
             and not f.model_field.choices
