@@ -7,7 +7,7 @@ from django.apps import apps
 from django.db.migrations.graph import MigrationGraph
 from django.db.migrations.operations.base import Operation
 from django.db.migrations.operations.fields import AddField
-from django.db.migrations.operations.models import CreateModel
+from django.db.migrations.operations.models import AddConstraint, AddIndex, CreateModel
 from django.db.migrations.recorder import MigrationRecorder
 
 
@@ -54,9 +54,14 @@ class Together(Operation):
         # Columns added to an existing table come after the tables: each from the table as it was
         # before this step (`from_state`), so a column that rebuilds the table (SQLite) comes
         # before those that do not. A many-to-many field through a model of its own has no
-        # column: its model's table is the relation.
+        # column: its model's table is the relation. A constraint or index added to a table made
+        # in this step is already there (the table has its final shape): adding it again fails on
+        # PostgreSQL.
+        created = {op.name_lower for op in self.operations if isinstance(op, CreateModel)}
         for operation in self.operations:
             if isinstance(operation, AddField) and _through_own_model(operation.field):
+                continue
+            if isinstance(operation, AddConstraint | AddIndex) and operation.model_name_lower in created:
                 continue
             operation.database_forwards(app_label, schema_editor, from_state, to_state)
 
