@@ -67,7 +67,8 @@ def test_not_ready_with_an_unapplied_migration(db, unchecked):
     assert response.status_code == 503
     body = response.json()
     assert body["status"] == "unavailable" and body["database"] == "ok"
-    assert f"dcim.{latest.name}" in body["migrations"]
+    # Named as itself, or as the squashed migration that stands for it alone.
+    assert any(name.startswith("dcim.") and name.endswith(latest.name) for name in body["migrations"])
 
 
 def samples(text: str, name: str) -> dict[tuple, float]:

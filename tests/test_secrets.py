@@ -10,6 +10,7 @@ from inventory.cloud.models import CloudAccount
 from inventory.dcim.models import Device
 from inventory.extras.models import ExternalIntegration, Secret, SecretsGroup, SecretsGroupAssociation
 from inventory.users.models import Token, User
+from inventory.wireless.models import WirelessNetwork
 
 from .builders import SUPERUSER_KEY
 from .conftest import Api, send
@@ -286,10 +287,12 @@ def test_devices_take_a_secrets_group(api, sample):
     assert api.json("/api/dcim/devices/", {"secrets_group": "Device credentials"})["count"] == 1
     status, errors = send(api, "patch", path, {"secrets_group": "no such group"})
     assert status == 400 and list(errors) == ["secrets_group"]
-    # A group devices use may go; its devices keep no group. (External integrations and cloud
-    # accounts protect theirs, as the reference's do: the sample's let go of it first.)
+    # A group devices use may go; its devices keep no group. (External integrations, cloud
+    # accounts and wireless networks protect theirs, as the reference's do: the sample's let go
+    # of it first.)
     ExternalIntegration.objects.filter(secrets_group=group).update(secrets_group=None)
     CloudAccount.objects.filter(secrets_group=group).update(secrets_group=None)
+    WirelessNetwork.objects.filter(secrets_group=group).update(secrets_group=None)
     assert send(api, "delete", f"{GROUPS}{group.pk}/") == (204, None)
     assert Device.objects.get(pk=device.pk).secrets_group is None
 
