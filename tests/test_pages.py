@@ -193,6 +193,10 @@ def current(form_html: str) -> dict:
     for name, block in re.findall(r'<select id="id_(\w+)" name="\w+">(.*?)</select>', form_html, re.S):
         chosen = re.search(r'<option value="([^"]*)" selected>', block)
         values[name] = chosen.group(1) if chosen else ""
+    for name, block in re.findall(
+        r'<select id="id_(\w+)" name="\w+" multiple[^>]*>(.*?)</select>', form_html, re.S
+    ):
+        values[name] = re.findall(r'<option value="([^"]*)" selected>', block)
     for name, text in re.findall(
         r'<textarea id="id_(\w+)" name="\w+"[^>]*>(.*?)</textarea>', form_html, re.S
     ):
@@ -202,7 +206,7 @@ def current(form_html: str) -> dict:
     )
     from html import unescape
 
-    return {name: unescape(value) for name, value in values.items()}
+    return {name: value if isinstance(value, list) else unescape(value) for name, value in values.items()}
 
 
 def test_create_and_delete(browser):
@@ -256,3 +260,83 @@ def test_a_thousand_row_list_renders_within_twice_the_api_call(browser):
     rows = browser.get("/dcim/locations/", {"limit": 1000, "name__isw": "bulk-"}).content.decode()
     assert rows.count('<tr><td><a href="/dcim/locations/') == 1000
     assert listed <= 2 * api, f"page {listed * 1000:.0f} ms, API {api * 1000:.0f} ms"
+
+
+def test_edit_writes_many_to_many_fields_and_custom_fields(browser):
+    from inventory.dcim.models import Device
+
+    device = Device.objects.exclude(location=None).exclude(name=None).order_by("name").first()
+    api = {"content_type": "application/json"}
+    made = browser.post(
+        "/api/extras/tags/",
+        orjson.dumps([{"name": f"page-tag-{i}", "content_types": ["dcim.device"]} for i in range(2)]),
+        **api,
+    )
+    assert made.status_code == 201, made.content
+    tags = [tag["id"] for tag in made.json()]
+    made = browser.post(
+        "/api/extras/custom-fields/",
+        orjson.dumps(
+            {"label": "Asset owner", "key": "asset_owner", "type": "text", "content_types": ["dcim.device"]}
+        ),
+        **api,
+    )
+    assert made.status_code == 201, made.content
+    form = page(browser, f"/dcim/devices/{device.pk}/edit/")
+    assert '<select id="id_tags" name="tags" multiple' in form
+    assert '<textarea id="id_custom_fields" name="custom_fields"' in form
+    values = {**current(form), "tags": tags}
+    values["custom_fields"] = '{"asset_owner": "noc"}'
+    response = browser.post(f"/dcim/devices/{device.pk}/edit/", values)
+    assert response.status_code == 302, response.content.decode()[:800]
+    device.refresh_from_db()
+    assert {str(pk) for pk in device.tags.values_list("pk", flat=True)} == set(tags)
+    assert device._custom_field_data["asset_owner"] == "noc"
+    # The form shows what was saved; choosing no tag clears them.
+    form = page(browser, f"/dcim/devices/{device.pk}/edit/")
+    assert all(f'<option value="{tag}" selected>' in form for tag in tags)
+    assert "&quot;asset_owner&quot;: &quot;noc&quot;" in form
+    values = {**current(form), "tags": []}
+    assert browser.post(f"/dcim/devices/{device.pk}/edit/", values).status_code == 302
+    assert not device.tags.exists()
+    # Custom field values that are not an object, or that the API refuses, are shown on the form.
+    response = browser.post(f"/dcim/devices/{device.pk}/edit/", {**values, "custom_fields": "[1]"})
+    assert response.status_code == 400 and "Enter a JSON object" in response.content.decode()
+    response = browser.post(
+        f"/dcim/devices/{device.pk}/edit/", {**values, "custom_fields": '{"asset_owner": 5}'}
+    )
+    refused = browser.patch(
+        f"/api/dcim/devices/{device.pk}/", orjson.dumps({"custom_fields": {"asset_owner": 5}}), **api
+    )
+    assert response.status_code == refused.status_code == 400
+    messages = [m for m in _strings(refused.json()) if "must" in m or "Value" in m or "value" in m]
+    assert messages and all(escape(m) in response.content.decode() for m in messages), refused.json()
+    device.refresh_from_db()
+    assert device._custom_field_data["asset_owner"] == "noc"
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [str(value)]
+
+
+def test_create_writes_content_types_typed_as_text(browser):
+    from inventory.extras.models import Tag
+
+    form = page(browser, "/extras/tags/add/")
+    assert '<input id="id_content_types" type="text" name="content_types"' in form
+    values = {**current(form), "name": "typed-types", "content_types": "dcim.device, ipam.prefix"}
+    response = browser.post("/extras/tags/add/", values)
+    assert response.status_code == 302, response.content.decode()[:800]
+    tag = Tag.objects.get(name="typed-types")
+    assert {(ct.app_label, ct.model) for ct in tag.content_types.all()} == {
+        ("dcim", "device"),
+        ("ipam", "prefix"),
+    }
+    response = browser.post(
+        "/extras/tags/add/", {**values, "name": "bad-types", "content_types": "dcim.nope"}
+    )
+    assert response.status_code == 400 and "dcim.nope" in response.content.decode()

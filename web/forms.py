@@ -16,7 +16,16 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_http_methods
 
-from queryengine.registry import COMPUTED, CONTENT_TYPE, FOREIGN_KEY, SCALAR, Resource, resource_for
+from queryengine.registry import (
+    COMPUTED,
+    CONTENT_TYPE,
+    CONTENT_TYPES,
+    FOREIGN_KEY,
+    MANY_TO_MANY,
+    SCALAR,
+    Resource,
+    resource_for,
+)
 
 from . import shown
 from .api import graphql, rest
@@ -24,6 +33,9 @@ from .objects import error_messages, may, refused
 
 CHOICES_LISTED = 1000  # related objects offered in a select; beyond that, their id is typed
 NOT_JSON = "Enter valid JSON."
+NOT_AN_OBJECT = "Enter a JSON object: custom field names and their values."
+CUSTOM_FIELDS = "custom_fields"
+RELATED = ("related", "related_many")  # widgets naming other objects by id
 
 
 def _widget(spec) -> str | None:
@@ -31,6 +43,12 @@ def _widget(spec) -> str | None:
         target = resource_for(spec.target)
         concrete = spec.model_field is not None and spec.model_field.concrete
         return "related" if concrete and target is not None and target.versions is None else None
+    if spec.kind == MANY_TO_MANY:
+        target = resource_for(spec.target)
+        editable = spec.model_field is not None and spec.model_field.concrete and spec.model_field.editable
+        return "related_many" if editable and target is not None and target.versions is None else None
+    if spec.kind == CONTENT_TYPES:
+        return "content_types"
     if spec.kind in (COMPUTED, CONTENT_TYPE):
         return "text" if spec.kind == CONTENT_TYPE or spec.computed.write else None
     if spec.kind != SCALAR:
@@ -53,6 +71,14 @@ def _widget(spec) -> str | None:
     return "text"
 
 
+class CustomFieldsSpec:
+    """The form's one input for a model's custom fields: their values as a JSON object, written
+    as the API's `custom_fields` (only the keys given change)."""
+
+    name = CUSTOM_FIELDS
+    kind = CUSTOM_FIELDS
+
+
 @cache
 def form_fields(resource: Resource) -> tuple:
     """(field spec, widget) of every value a client writes."""
@@ -62,10 +88,14 @@ def form_fields(resource: Resource) -> tuple:
         widget = None if spec.name in skipped else _widget(spec)
         if widget is not None:
             found.append((spec, widget))
+    if resource.has_custom_fields:
+        found.append((CustomFieldsSpec(), "json"))
     return tuple(found)
 
 
 def required(spec) -> bool:
+    if spec.kind in (MANY_TO_MANY, CONTENT_TYPES, CUSTOM_FIELDS):
+        return False
     if spec.kind == COMPUTED:
         return spec.computed.required
     field = spec.model_field
@@ -80,6 +110,10 @@ def current_value(spec, widget: str, value) -> str | bool:
         return ""
     if widget == "related":
         return str(value.get("id", "")) if isinstance(value, dict) else str(value)
+    if widget == "related_many":
+        return ", ".join(str(item.get("id", "")) if isinstance(item, dict) else str(item) for item in value)
+    if widget == "content_types":
+        return ", ".join(str(item) for item in value)
     if widget == "choice":
         return str(value.get("value", "")) if isinstance(value, dict) else str(value)
     if widget == "json":
@@ -89,7 +123,7 @@ def current_value(spec, widget: str, value) -> str | bool:
 
 def options_of(request, resource: Resource) -> dict[str, list | None]:
     """The objects each related field may name, read in one document (None: too many to list)."""
-    related = [spec for spec, widget in form_fields(resource) if widget == "related"]
+    related = [spec for spec, widget in form_fields(resource) if widget in RELATED]
     selections = []
     for i, spec in enumerate(related):
         target = resource_for(spec.target)
@@ -112,10 +146,19 @@ def body_of(request, resource: Resource, creating: bool) -> tuple[dict, dict]:
         if widget == "checkbox":
             body[spec.name] = spec.name in request.POST
             continue
+        if widget in ("related_many", "content_types"):
+            # A select posts each chosen id; a text input (too many to list) one comma-separated line.
+            chosen = [item.strip() for raw in request.POST.getlist(spec.name) for item in raw.split(",")]
+            chosen = [item for item in chosen if item]
+            if chosen or not creating:
+                body[spec.name] = chosen
+            continue
         raw = request.POST.get(spec.name, "")
         if raw.strip() == "":
             if creating:
                 continue
+            if spec.kind == CUSTOM_FIELDS:
+                continue  # an emptied box changes no custom field
             nullable = spec.kind != SCALAR or spec.model_field.null
             body[spec.name] = None if nullable or widget in ("json", "integer", "number") else ""
         elif widget == "json":
@@ -123,6 +166,9 @@ def body_of(request, resource: Resource, creating: bool) -> tuple[dict, dict]:
                 body[spec.name] = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 errors[spec.name] = [NOT_JSON]
+            else:
+                if spec.kind == CUSTOM_FIELDS and not isinstance(body[spec.name], dict):
+                    errors[spec.name] = [NOT_AN_OBJECT]
         elif widget == "integer":
             body[spec.name] = int(raw) if raw.strip().lstrip("-").isdigit() else raw
         elif widget == "number":
@@ -135,27 +181,42 @@ def body_of(request, resource: Resource, creating: bool) -> tuple[dict, dict]:
     return body, errors
 
 
+HINTS = {
+    "related": "The id of the object (there are too many to list).",
+    "related_many": "The ids of the objects, separated by commas (there are too many to list).",
+    "content_types": "Content types such as dcim.device, separated by commas.",
+}
+
+
 def fields_for(resource: Resource, values: dict, errors: dict, options: dict) -> list[dict]:
     fields = []
     for spec, widget in form_fields(resource):
         choices = None
         if widget == "choice":
             choices = sorted(spec.choices.items(), key=lambda c: str(c[1]))
-        elif widget == "related" and options.get(spec.name) is not None:
+        elif widget in RELATED and options.get(spec.name) is not None:
             choices = [(o["id"], o["display"]) for o in options[spec.name]]
         messages = errors.get(spec.name)
+        value = values.get(spec.name, False if widget == "checkbox" else "")
+        if choices is not None and widget == "related_many":
+            shown_as = "select_many"
+            value = {item.strip() for item in str(value).split(",") if item.strip()}
+        elif choices is not None:
+            shown_as = "select"
+        else:
+            shown_as = {"related": "text", "related_many": "text", "content_types": "text"}.get(
+                widget, widget
+            )
         fields.append(
             {
                 "name": spec.name,
                 "label": shown.field_label(spec.name),
-                "widget": "select" if choices is not None else ("text" if widget == "related" else widget),
-                "value": values.get(spec.name, False if widget == "checkbox" else ""),
+                "widget": shown_as,
+                "value": value,
                 "choices": choices,
                 "required": required(spec),
                 "errors": messages if isinstance(messages, list) else [messages] if messages else [],
-                "hint": "The id of the object (there are too many to list)."
-                if widget == "related" and choices is None
-                else "",
+                "hint": HINTS.get(widget, "") if choices is None else "",
             }
         )
     return fields
@@ -184,7 +245,16 @@ def object_edit(request, resource: Resource, key: str | None):
     errors, general, status = {}, [], 200
     if request.method == "POST":
         body, errors = body_of(request, resource, creating)
-        values.update({name: request.POST.get(name, "") for name in body if not isinstance(body[name], bool)})
+        listed = {
+            spec.name for spec, widget in form_fields(resource) if widget in ("related_many", "content_types")
+        }
+        values.update(
+            {
+                name: ", ".join(value) if name in listed else request.POST.get(name, "")
+                for name, value in body.items()
+                if not isinstance(value, bool)
+            }
+        )
         values.update({name: value for name, value in body.items() if isinstance(value, bool)})
         if not errors:
             path = f"/api/{resource.route}/" if creating else f"/api/{resource.route}/{found['id']}/"
