@@ -340,3 +340,26 @@ def test_create_writes_content_types_typed_as_text(browser):
         "/extras/tags/add/", {**values, "name": "bad-types", "content_types": "dcim.nope"}
     )
     assert response.status_code == 400 and "dcim.nope" in response.content.decode()
+
+
+def test_detail_counts_objects_pointing_at_it_through_generic_relations(browser):
+    from django.contrib.contenttypes.models import ContentType
+
+    from inventory.dcim.models import Cable, Interface
+
+    interface_type = ContentType.objects.get_for_model(Interface)
+    cable = Cable.objects.filter(termination_a_type=interface_type).order_by("pk").first()
+    assert cable is not None, "the sample cables interfaces"
+    detail = page(browser, f"/dcim/interfaces/{cable.termination_a_id}/")
+    link = f"/dcim/cables/?termination_a_type=dcim.interface&amp;termination_a_id={cable.termination_a_id}"
+    assert f'<a href="{link}">Cables (termination a)</a> <span class="count">1</span>' in detail
+    listed = page(
+        browser,
+        "/dcim/cables/",
+        termination_a_type="dcim.interface",
+        termination_a_id=str(cable.termination_a_id),
+    )
+    assert f'href="/dcim/cables/{cable.pk}/"' in listed and "1–1 of 1" in listed
+    # A viewer who may not see cables is not told of them.
+    client = signed_in("dcim.view_interface")
+    assert "Cables (termination a)" not in page(client, f"/dcim/interfaces/{cable.termination_a_id}/")

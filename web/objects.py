@@ -277,6 +277,16 @@ def object_detail(request, resource: Resource, key: str):
         if may(other, request.user, "view")
     ]
     wanted = [(f"{other.route}?{name}", other.list_field, {name: [str(pk)]}) for other, name, _f in relations]
+    generic = [
+        (other, by_type, by_id, name)
+        for other, by_type, by_id, name in shown.generic_relations()
+        if may(other, request.user, "view") and not resource.integer_pk  # generic ids are UUIDs
+    ]
+    object_type = resource.object_type
+    wanted += [
+        (f"{other.route}?{by_id}", other.list_field, {by_type: [object_type], by_id: [str(pk)]})
+        for other, by_type, by_id, _name in generic
+    ]
     numbers = counts(request, wanted)
     for other, name, field in relations:
         number = numbers[f"{other.route}?{name}"]
@@ -287,6 +297,14 @@ def object_detail(request, resource: Resource, key: str):
             related.append(
                 {"label": title, "count": number, "url": f"{shown.list_url(other)}?{urlencode({name: pk})}"}
             )
+    for other, by_type, by_id, name in generic:
+        number = numbers[f"{other.route}?{by_id}"]
+        if number:
+            query = urlencode({by_type: object_type, by_id: pk})
+            title = shown.plural(other) + (
+                f" ({shown.field_label(name).lower()})" if other.model_name not in name else ""
+            )
+            related.append({"label": title, "count": number, "url": f"{shown.list_url(other)}?{query}"})
     context = {
         "resource": resource,
         "label": shown.label(resource),

@@ -16,6 +16,7 @@ from queryengine.registry import (
     COMPUTED,
     CONTENT_TYPE,
     FOREIGN_KEY,
+    GENERIC,
     INCLUDED,
     SCALAR,
     Resource,
@@ -137,6 +138,31 @@ def reverse_relations(resource: Resource) -> tuple:
                 found.append((other, by_id.name, spec.name))
             elif getattr(known.get(spec.name), "kind", "") == "related":
                 found.append((other, spec.name, spec.name))
+    return tuple(found)
+
+
+# Generic relations with sections of their own on an object's page.
+OWN_SECTIONS = ("extras/notes", "extras/object-changes")
+
+
+@cache
+def generic_relations() -> tuple:
+    """(other resource, type filter, id filter, name) of every generic relation elsewhere, such
+    as a cable's `termination_a` (`?termination_a_type=dcim.interface&termination_a_id=<id>`) or
+    a contact association's `associated_object`: any model's objects may be on its far end."""
+    found = []
+    for other in served().values():
+        if other.route in OWN_SECTIONS:
+            continue
+        known = filters_of(other)
+        for spec in other.current_fields:
+            name = spec.name
+            if spec.kind == CONTENT_TYPE and name.endswith("_type"):
+                name = name.removesuffix("_type")
+            elif spec.kind != GENERIC:
+                continue
+            if f"{name}_type" in known and f"{name}_id" in known:
+                found.append((other, f"{name}_type", f"{name}_id", name))
     return tuple(found)
 
 
