@@ -34,6 +34,8 @@ def on_starting(server):
     directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
     shutil.rmtree(directory, ignore_errors=True)
     directory.mkdir(parents=True, exist_ok=True)
+    if os.getuid() == 0 and server.cfg.uid != 0:  # workers that run as another user write there
+        os.chown(directory, server.cfg.uid, server.cfg.gid)
 
 
 def child_exit(server, worker):
