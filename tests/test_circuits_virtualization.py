@@ -91,6 +91,11 @@ class TestVirtualization:
         link = {"ip_address": str(address.pk), "vm_interface": str(ens3.pk)}
         status, created = send(api, "post", "/api/ipam/ip-address-to-interface/", link)
         assert status == 201 and created["display"] == "10.1.1.2/24 db01 ens3"
+        # Assigned twice: the reference's unique-set message, single and bulk.
+        for body in (link, [link]):
+            status, errors = send(api, "post", "/api/ipam/ip-address-to-interface/", body)
+            expected = {"non_field_errors": ["The fields ip_address, vm_interface must make a unique set."]}
+            assert status == 400 and errors == (expected if isinstance(body, dict) else [expected])
         assert send(api, "patch", path, {"primary_ip4": str(address.pk)})[0] == 200
         ip = api.json(f"/api/ipam/ip-addresses/{address.pk}/", {"exclude_m2m": "false"})
         assert {i["id"] for i in ip["vm_interfaces"]} == {

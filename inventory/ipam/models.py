@@ -678,6 +678,12 @@ class IPAddressToInterface(BaseModel):
             ),
         ]
 
+    def unique_error_message(self, model_class, unique_check):
+        # As the reference words an IP address assigned to one interface twice.
+        error = ValidationError(f"The fields {', '.join(sorted(unique_check))} must make a unique set.")
+        error.code = "unique_together"  # read by Django's constraint validation
+        return error
+
     def clean(self):
         super().clean()
         if self.interface_id and self.vm_interface_id:
