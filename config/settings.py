@@ -231,6 +231,7 @@ INSTALLED_APPS = [
     "inventory.wireless",
     "inventory.virtualization",
     "inventory.vpn",
+    "inventory.data_validation",
     "rest",
     "web.apps.WebConfig",
 ]

@@ -72,6 +72,29 @@ class BaseModel(models.Model):
             return super().delete(*args, **kwargs)
         return guarded(self, "delete", user, lambda: super(BaseModel, self).delete(*args, **kwargs))
 
+    def full_clean(self, exclude=None, validate_unique=True, validate_constraints=True):
+        """Django's checks, then the rules users keep for the model's objects (data validation)
+        on the fields that passed: the one object's share of what bulk writes check per batch."""
+        from queryengine.batches import check_rules
+
+        errors: dict = {}
+        try:
+            super().full_clean(exclude, validate_unique, validate_constraints)
+        except ValidationError as exc:
+            errors = exc.update_error_dict(errors)
+        skipped = {name: [] for name in exclude or ()}
+        found = {**skipped, **errors}
+        check_rules(type(self), [self], [found])
+        errors = {name: messages for name, messages in found.items() if messages}
+        if errors:
+            raise ValidationError(errors)
+
+    def validated_save(self, *args, **kwargs):
+        """Save after every check a write through the API makes of the object itself (its
+        fields, its rules, unique values): for jobs that write through the ORM."""
+        self.full_clean()
+        self.save(*args, **kwargs)
+
     def prepare_for_bulk(self):
         """Nothing to derive: the save above only adds change logging, which bulk writes do."""
 

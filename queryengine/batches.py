@@ -17,7 +17,7 @@ from django.db.models import Q, UniqueConstraint, prefetch_related_objects, sign
 
 from .errors import ValidationFailed
 from .prepared import Untyped, compile_query, stored_columns, update_later
-from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, resource_for
+from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, object_rules, resource_for
 
 NON_FIELD = "non_field_errors"
 
@@ -50,6 +50,15 @@ def prepare_batch(model: type[models.Model], instances: list, optimistic: bool =
     prepare = getattr(model, "prepare_batch", None)
     if prepare is not None:
         prepare(instances, optimistic)
+
+
+def check_rules(model: type[models.Model], instances: list, errors: list[dict]) -> None:
+    """The rules users keep for a model's objects (data validation), over a batch of cleaned
+    objects at once: each object's errors (beside it in `errors`) gain what they refuse. A whole
+    batch costs a constant number of statements; a single object's full_clean runs them too
+    (inventory.base), so no write validates an object without them."""
+    for check in object_rules():
+        check(model, instances, errors)
 
 
 def batchable(writer, items: list) -> bool:
@@ -312,6 +321,7 @@ class Batch:
         for instance, item_errors, many in zip(instances, errors, manys, strict=True):
             if instance is not None:
                 self.clean(instance, item_errors, many)
+        check_rules(self.model, instances, errors)
 
     def clean(self, instance, errors: dict, many: dict) -> None:
         """The model's field and Python rules, in memory: foreign keys were just read from the

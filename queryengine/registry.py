@@ -511,6 +511,21 @@ def custom_field_support() -> CustomFieldSupport | None:
     return CUSTOM_FIELDS[0] if CUSTOM_FIELDS else None
 
 
+# Rules over written objects beyond their models' own (data validation rules), given by the
+# application that keeps them: `check(model, instances, errors)` adds to each object's errors
+# (a dict beside it; None stands for an item that is no object) what its rules refuse. Every
+# write's validation calls it once per batch of cleaned objects (queryengine.batches.check_rules).
+OBJECT_RULES: list[Callable] = []
+
+
+def support_object_rules(check: Callable) -> None:
+    OBJECT_RULES[:] = [check]
+
+
+def object_rules() -> list[Callable]:
+    return OBJECT_RULES
+
+
 INCLUDES: dict[str, Included] = {}
 
 

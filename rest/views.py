@@ -53,6 +53,7 @@ logger = logging.getLogger(__name__)
 API_APPS = (
     "circuits",
     "cloud",
+    "data-validation",
     "dcim",
     "extras",
     "ipam",

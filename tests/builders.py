@@ -31,6 +31,7 @@ from .circuits_vm_sample import build_circuits_and_vms
 from .cloud_sample import build_cloud
 from .contacts_sample import build_contacts
 from .controllers_sample import build_controllers
+from .data_validation_sample import build_data_validation
 from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .ipam_sample import build_ipam_more
@@ -181,6 +182,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     wireless = build_wireless(s, {**controllers, **extras, **ipam, Tenant: tenants})
     jobs = build_jobs(s, owner, tenants)
     vpn = build_vpn(s, {**dcim, **more, **ipam, **extras, Tenant: tenants})
+    data_validation = build_data_validation(s, tenants)
     return {
         **build_changes(s, owner, tenants),
         **build_webhooks(s),
@@ -195,6 +197,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         **controllers,
         **wireless,
         **vpn,
+        **data_validation,
         Tag: tags,
         Role: roles,
         Status: statuses,
