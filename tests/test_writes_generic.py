@@ -4,6 +4,7 @@ all-or-none failures, permissions and OPTIONS, for every registered model."""
 from __future__ import annotations
 
 import itertools
+import uuid
 
 import orjson
 import pytest
@@ -295,8 +296,42 @@ def _fresh_endpoint_source(body: dict, suffix: str) -> dict:
     return {**body, "source_fqdn": f"copy{suffix or '-whole'}.example.net"}
 
 
+def _free_rule_target(name: str, body: dict, suffix: str) -> dict:
+    """A field takes one rule of each kind: a copy targets a field no rule of its kind holds."""
+    from django.apps import apps
+
+    from .data_validation_sample import free_targets
+
+    if not suffix:  # the rule itself, written back whole
+        return body
+    ((kind, field),) = free_targets(apps.get_model("data_validation", name), 1, _handed_fields)
+    return {**body, "content_type": f"{kind.app_label}.{kind.model}", "field": field}
+
+
+_handed_fields: set = set()  # rule targets handed out in the current test, not yet created
+
+
+def _rule_copy(name: str):
+    return lambda body, suffix: _free_rule_target(name, body, suffix)
+
+
 # Models whose copies need more than new unique values to be valid (values that must be free).
 FRESH = {
+    # A compliance result is one per object and attribute: a copy is about another object.
+    "data_validation.DataCompliance": lambda body, suffix: {
+        **body,
+        "content_type": body.get("content_type", "tenancy.tenant"),
+        "object_id": body.get("object_id", str(uuid.uuid4())),
+    },
+    **{
+        f"data_validation.{name}": _rule_copy(name)
+        for name in (
+            "RegularExpressionValidationRule",
+            "MinMaxValidationRule",
+            "RequiredValidationRule",
+            "UniqueValidationRule",
+        )
+    },
     "dcim.FrontPort": _spare_rear_port,
     "dcim.FrontPortTemplate": _spare_rear_port_template,
     "dcim.RackReservation": _free_units,
@@ -332,6 +367,7 @@ _taken: set = set()  # pairs handed out in the current test, not yet created
 @pytest.fixture(autouse=True)
 def no_pairs_taken():
     _taken.clear()
+    _handed_fields.clear()
 
 
 _numbers = itertools.count()
@@ -380,7 +416,19 @@ def count(resource, user) -> int:
 
 # Free text that is not free on every object: a tunnel endpoint's FQDN is refused beside a
 # source address (tests/test_vpn.py checks it).
-NOT_FREE_TEXT = {"vpn.VPNTunnelEndpoint.source_fqdn"}
+# A data validation rule's field names a field of its content type.
+NOT_FREE_TEXT = {
+    "vpn.VPNTunnelEndpoint.source_fqdn",
+    *(
+        f"data_validation.{name}.field"
+        for name in (
+            "RegularExpressionValidationRule",
+            "MinMaxValidationRule",
+            "RequiredValidationRule",
+            "UniqueValidationRule",
+        )
+    ),
+}
 
 
 def editable_text_field(resource):
