@@ -232,6 +232,7 @@ INSTALLED_APPS = [
     "inventory.virtualization",
     "inventory.vpn",
     "inventory.data_validation",
+    "inventory.load_balancers",
     "rest",
     "web.apps.WebConfig",
 ]

@@ -57,6 +57,7 @@ API_APPS = (
     "dcim",
     "extras",
     "ipam",
+    "load-balancers",
     "tenancy",
     "users",
     "virtualization",

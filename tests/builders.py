@@ -36,6 +36,7 @@ from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .ipam_sample import build_ipam_more
 from .jobs_sample import build_jobs
+from .load_balancers_sample import build_load_balancers
 from .vpn_sample import build_vpn
 from .wireless_sample import build_wireless
 
@@ -183,6 +184,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     jobs = build_jobs(s, owner, tenants)
     vpn = build_vpn(s, {**dcim, **more, **ipam, **extras, Tenant: tenants})
     data_validation = build_data_validation(s, tenants)
+    load_balancers = build_load_balancers(s, {**dcim, **ipam, **cloud, Tenant: tenants})
     return {
         **build_changes(s, owner, tenants),
         **build_webhooks(s),
@@ -198,6 +200,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         **wireless,
         **vpn,
         **data_validation,
+        **load_balancers,
         Tag: tags,
         Role: roles,
         Status: statuses,

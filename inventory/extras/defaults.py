@@ -16,6 +16,8 @@ DCIM_MORE = (
     "dcim.interfaceredundancygroup",
     "dcim.virtualdevicecontext",
 )
+# Load balancer pool members: Active, Maintenance, Planned, Failed and Decommissioning.
+POOL_MEMBER = "load_balancers.loadbalancerpoolmember"
 STATUSES = [
     # name, color, description, models
     (
@@ -38,6 +40,7 @@ STATUSES = [
             *DCIM_MORE,
             "extras.contactassociation",
             "vpn.vpntunnel",
+            POOL_MEMBER,
         ),
     ),
     ("Available", "4caf50", "Unit is available", ("dcim.rack",)),
@@ -47,7 +50,7 @@ STATUSES = [
         "Decommissioning",
         "ffc107",
         "Unit is being decommissioned",
-        ("dcim.location", "dcim.powerfeed", "circuits.circuit", *DEVICE_LIKE),
+        ("dcim.location", "dcim.powerfeed", "circuits.circuit", *DEVICE_LIKE, POOL_MEMBER),
     ),
     (
         "Deprecated",
@@ -69,10 +72,22 @@ STATUSES = [
         "Failed",
         "f44336",
         "Unit has failed",
-        ("dcim.device", "dcim.controller", "dcim.interface", "dcim.powerfeed", "virtualization.vminterface"),
+        (
+            "dcim.device",
+            "dcim.controller",
+            "dcim.interface",
+            "dcim.powerfeed",
+            "virtualization.vminterface",
+            POOL_MEMBER,
+        ),
     ),
     ("Inventory", "9e9e9e", "Device is in inventory", ("dcim.device", "dcim.controller")),
-    ("Maintenance", "9e9e9e", "Unit is under maintenance", ("dcim.interface", "virtualization.vminterface")),
+    (
+        "Maintenance",
+        "9e9e9e",
+        "Unit is under maintenance",
+        ("dcim.interface", "virtualization.vminterface", POOL_MEMBER),
+    ),
     (
         "Offline",
         "ffc107",
@@ -101,6 +116,7 @@ STATUSES = [
             *DEVICE_LIKE,
             "dcim.module",
             "dcim.virtualdevicecontext",
+            POOL_MEMBER,
         ),
     ),
     ("Primary", "2196f3", "Unit is primary", ("extras.contactassociation",)),
