@@ -173,6 +173,7 @@ class TestVirtualServers:
         assert displays(api.json(SERVERS, {"q": "MAIL"})) == ["mail-vs"]
         assert displays(api.json(SERVERS, {"q": "25"})) == ["mail-vs"]
         assert displays(api.json(SERVERS, {"q": "leaf"})) == ["web-vs"]
+        assert api.json(SERVERS, {"q": "9" * 30})["count"] == 0
 
 
 class TestPools:
@@ -282,6 +283,7 @@ class TestMonitorsAndProfiles:
         assert status == 201 and body["health_check_type"] == {"value": "tcp", "label": "TCP"}
         assert displays(api.json(MONITORS, {"q": "5"})) == ["tls-check"]  # its timeout
         assert displays(api.json(MONITORS, {"q": "https"})) == ["tls-check"]
+        assert api.json(MONITORS, {"q": "2147483648"})["count"] == 0
         assert displays(api.json(MONITORS, {"health_check_type": "http"})) == ["http-check"]
         assert HealthCheckMonitor.objects.get(name="m").retry == 0
 

@@ -20,6 +20,7 @@ from .models import (
     VirtualServerCertificateProfileAssignment,
 )
 
+INTEGER_MAX = 2147483647  # the largest value a positive integer column holds on every database
 INVALID = "Select a valid choice. {} is not one of the available choices."
 
 
@@ -31,7 +32,9 @@ def whole_number_search(text_fields: tuple[str, ...], number_fields: tuple[str, 
         query = Q()
         for name in text_fields:
             query |= Q(**{f"{name}__icontains": text})
-        if text.strip().isdigit():
+        # A number past what the columns hold matches none of them (and is never sent to the
+        # database, which would refuse it).
+        if text.strip().isdigit() and int(text) <= INTEGER_MAX:
             for name in number_fields:
                 query |= Q(**{name: int(text)})
         return query
