@@ -225,8 +225,7 @@ class Batch:
                     instances.append(None)
                     manys.append({})
                     continue
-            if writer.resource.owner_field:
-                setattr(instance, writer.resource.owner_field, writer.user)
+            writer.set_owner(instance)
             many, item_errors = writer.apply(instance, data, partial=False)
             instances.append(instance)
             manys.append(many)

@@ -247,6 +247,8 @@ class Resource:
     # takes it and shows the parent instead); API 1.x shows what its own shape holds.
     write_only: tuple[str, ...] = ()
     owner_field: str | None = None  # set to the requesting user on create
+    # A user written by clients that a create leaving it out sets to the requesting user.
+    owner_default: str | None = None
     view_permission: bool = True  # False: any signed-in user may read (their scope still applies)
     computed: dict[str, Computed] = field(default_factory=dict)  # shown before the model fields
     reverse: dict[str, str] = field(default_factory=dict)  # name -> "<Model>.<fk>" pointing here

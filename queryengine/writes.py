@@ -87,7 +87,7 @@ def writable_fields(resource: Resource, legacy: bool = False) -> tuple[WritableF
         if spec.name == resource.owner_field:
             continue
         required = spec.kind in (SCALAR, FOREIGN_KEY, CONTENT_TYPE) and not (
-            f.blank or f.null or f.has_default()
+            f.blank or f.null or f.has_default() or spec.name == resource.owner_default
         )
         found.append(WritableField(spec.name, spec.kind, f, required, spec.target))
     return tuple(found)
@@ -459,8 +459,8 @@ class Writer:
 
     def save(self, instance: models.Model, data, partial: bool) -> models.Model:
         adding = instance._state.adding
-        if adding and self.resource.owner_field:
-            setattr(instance, self.resource.owner_field, self.user)
+        if adding:
+            self.set_owner(instance)
         many, errors = self.apply(instance, data, partial)
         self.validate(instance, errors, many)
         instance.save()
@@ -473,6 +473,12 @@ class Writer:
                 update_fields=["last_updated"] if self.resource.timestamps[-1:] == ["last_updated"] else None
             )
         return instance
+
+    def set_owner(self, instance: models.Model) -> None:
+        """A new object's owner is the requesting user (a given `owner_default` replaces it)."""
+        for name in (self.resource.owner_field, self.resource.owner_default):
+            if name and getattr(self.user, "pk", None) is not None:
+                setattr(instance, name, self.user)
 
     def write_included(self, instance: models.Model, data: dict, adding: bool) -> None:
         """`include=` values written with the object (relationships), once it has its id."""

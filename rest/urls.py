@@ -91,6 +91,13 @@ def connection_endpoints() -> dict:
     }
 
 
+def user_endpoints() -> dict:
+    """Paths about the requesting user beside the users application's models."""
+    from .userconfig import UserConfigEndpoint
+
+    return {"users/config": UserConfigEndpoint()}
+
+
 def api_routes() -> list[tuple[str, object]]:
     """(route, endpoint) of every API path below /api/, in the order the documents list them."""
     from inventory.extras.models import Note
@@ -113,7 +120,7 @@ def api_routes() -> list[tuple[str, object]]:
             (f"{root}/", views.AddOnRootEndpoint(root)),
             (f"{root}/{listing}/", views.InstalledAddOnsEndpoint()),
         ]
-    extra = connection_endpoints()
+    extra = {**connection_endpoints(), **user_endpoints()}
     routes += [(f"{app}/", views.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
     routes += [(f"{route}/", endpoint) for route, endpoint in extra.items()]
     sub_endpoints = {**SUB_ENDPOINTS, **job_endpoints()}

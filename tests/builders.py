@@ -37,6 +37,7 @@ from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .ipam_sample import build_ipam_more
 from .jobs_sample import build_jobs
 from .load_balancers_sample import build_load_balancers
+from .savedviews_sample import build_saved_views
 from .vpn_sample import build_vpn
 from .wireless_sample import build_wireless
 
@@ -188,6 +189,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     return {
         **build_changes(s, owner, tenants),
         **build_webhooks(s),
+        **build_saved_views(s, owner, other),
         **jobs,
         **contacts,
         **cloud,

@@ -215,6 +215,19 @@ def _fresh_secrets_group(body: dict, suffix: str) -> dict:
     return {**body, "secrets_group": str(group.pk)}
 
 
+def _fresh_default_view(body: dict, suffix: str) -> dict:
+    """A user has one default view per list: each copy is the default of a list of its own."""
+    from inventory.extras.models import SavedView
+
+    if not suffix:
+        return body
+    number = next(_numbers)
+    view = SavedView.objects.create(
+        owner_id=body["user"], name=f"fresh {number}", view=f"fresh:list_{number}"
+    )
+    return {**body, "saved_view": str(view.pk)}
+
+
 def _fresh_email(body: dict, suffix: str) -> dict:
     """A contact's or team's e-mail must stay an address: a new one, not the old one with a suffix."""
     return {**body, "email": f"fresh{next(_numbers)}@example.com"} if suffix else body
@@ -342,6 +355,7 @@ FRESH = {
     "extras.StaticGroupAssociation": _fresh_static_member,
     "extras.RelationshipAssociation": _fresh_affiliates,
     "extras.SecretsGroupAssociation": _fresh_secrets_group,
+    "extras.UserSavedViewAssociation": _fresh_default_view,
     "extras.Contact": _fresh_email,
     "extras.Team": _fresh_email,
     "extras.ContactAssociation": _fresh_associated_tenant,

@@ -42,6 +42,7 @@ from .models import (
     Relationship,
     RelationshipAssociation,
     Role,
+    SavedView,
     Secret,
     SecretsGroup,
     SecretsGroupAssociation,
@@ -49,10 +50,12 @@ from .models import (
     Status,
     Tag,
     Team,
+    UserSavedViewAssociation,
     Webhook,
     contact_label,
 )
 from .relationships import association_labels, by_key_filters
+from .savedviews import association_scope, saved_view_scope
 
 
 # API 1.x shows a status as {value, label} (its slug and name) wherever an object has one.
@@ -279,6 +282,41 @@ register(
 )
 register(
     Resource(GraphQLQuery, "extras/graphql-queries", generic=OWNER, search=("name", "query"), notes=True)
+)
+register(
+    Resource(
+        SavedView,
+        "extras/saved-views",
+        display=Display(
+            ("owner__username", "view", "name"), lambda owner, view, name: f"{owner} - {view} - {name}"
+        ),
+        search=("name", "owner__username"),
+        natural_key=None,
+        owner_default="owner",
+        # Any signed-in user reads their own and the shared ones; permissions grant the others.
+        view_permission=False,
+        scope=saved_view_scope,
+    )
+)
+register(
+    Resource(
+        UserSavedViewAssociation,
+        "extras/user-saved-view-associations",
+        display=Display(
+            (
+                "user__username",
+                "saved_view__owner__username",
+                "saved_view__view",
+                "saved_view__name",
+                "view_name",
+            ),
+            lambda user, owner, view, name, view_name: f"{user}: {owner} - {view} - {name} - {view_name}",
+        ),
+        search=(),
+        natural_key=None,
+        view_permission=False,  # a user reads their own; permissions grant the others
+        scope=association_scope,
+    )
 )
 extend_graphql(query=graphql.query_fields)
 

@@ -50,6 +50,7 @@ from .metadata import (
     ObjectMetadata,
 )
 from .queries import GraphQLQuery
+from .savedviews import SavedView, UserSavedViewAssociation
 from .secrets import ACCESS_TYPES, SECRET_TYPES, Secret, SecretsGroup, SecretsGroupAssociation
 from .webhooks import HTTP_METHODS, Webhook
 
@@ -61,6 +62,8 @@ __all__ = [
     "CHANGE_CONTEXTS",
     "ObjectChange",
     "GraphQLQuery",
+    "SavedView",
+    "UserSavedViewAssociation",
     "ACCESS_TYPES",
     "SECRET_TYPES",
     "Secret",
