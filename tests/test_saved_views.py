@@ -263,3 +263,58 @@ def test_application_roots_list_the_endpoints(people):
     assert (
         extras["user-saved-view-associations"] == "http://testserver/api/extras/user-saved-view-associations/"
     )
+
+
+def page(user: User, path: str) -> str:
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    response = client.get(path)
+    assert response.status_code == 200, response.content[:300]
+    return response.content.decode()
+
+
+def test_list_pages_are_seen_through_saved_views(people):
+    from inventory.tenancy.models import Tenant
+
+    alice, bob = people["users"]["alice"], people["users"]["bob"]
+    grant(alice, "view_savedview")
+    alice.user_permissions.add(Permission.objects.get(codename="view_tenant"))
+    for name in ("Acme", "Globex", "Initech"):
+        Tenant.objects.create(name=name, description=f"{name} corp")
+    shared = SavedView.objects.create(
+        owner=bob,
+        name="G tenants",
+        view="tenancy:tenant_list",
+        config={
+            "filter_params": {"name__isw": ["G", "I"]},
+            "sort_order": ["-name"],
+            "pagination_count": 1,
+            "table_config": {"TenantTable": {"columns": ["description", "no_such_column"]}},
+        },
+    )
+    plain = page(alice, "/tenancy/tenants/")
+    assert "Acme" in plain and 'id="saved-view"' not in plain
+    chosen = page(alice, f"/tenancy/tenants/?saved_view={shared.pk}")
+    # The view's filters (Globex, Initech), sort (by name, descending) and page size (one).
+    assert "Initech" in chosen and "Globex" not in chosen and "Acme" not in chosen
+    assert "G tenants" in chosen and "Initech corp" in chosen and "1–1 of 2" in chosen
+    # The page's own parameters win over the view's.
+    assert "Globex" in page(alice, f"/tenancy/tenants/?saved_view={shared.pk}&offset=1")
+    # A user's default view of a list, then the list's global default, on the page without parameters.
+    UserSavedViewAssociation.objects.create(user=alice, saved_view=shared)
+    assert "G tenants" in page(alice, "/tenancy/tenants/")
+    assert "G tenants" not in page(alice, "/tenancy/tenants/?saved_view=")
+    UserSavedViewAssociation.objects.all().delete()
+    assert "G tenants" not in page(alice, "/tenancy/tenants/")
+    shared.is_global_default = True
+    shared.save()
+    assert "G tenants" in page(alice, "/tenancy/tenants/")
+    # A private view of someone else, or one of another list, is not applied.
+    private = SavedView.objects.create(owner=bob, name="Hidden", view="tenancy:tenant_list", is_shared=False)
+    alice.user_permissions.remove(Permission.objects.get(codename="view_savedview"))
+    assert "Hidden" not in page(User.objects.get(pk=alice.pk), f"/tenancy/tenants/?saved_view={private.pk}")
+    other = people["views"]["alice shared"]
+    assert "Mine" not in page(alice, f"/tenancy/tenants/?saved_view={other.pk}")
+    assert "Acme" in page(alice, "/tenancy/tenants/?saved_view=not-an-id")

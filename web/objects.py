@@ -22,11 +22,11 @@ from queryengine.permissions import allowed_rows
 from queryengine.query import can_view, filters_of
 from queryengine.registry import SCALAR, Resource, resource_by_object_type
 
-from . import shown
+from . import savedviews, shown
 from .api import graphql, rest
 
 PAGE_SIZES = (25, 50, 100, 250, 1000)
-PAGING = ("limit", "offset", "sort")
+PAGING = ("limit", "offset", "sort", savedviews.SAVED_VIEW)
 ROOT_FIELDS_PER_QUERY = 40  # the API takes at most 50 root fields in one document
 SEARCH_HITS = 5  # objects shown per model in a global search
 CHANGES_SHOWN = 50
@@ -69,7 +69,7 @@ def error_messages(errors) -> list[str]:
 
 
 @lru_cache(maxsize=2048)
-def list_document(resource: Resource, filter_names: tuple[str, ...]) -> str:
+def list_document(resource: Resource, filter_names: tuple[str, ...], named: tuple[str, ...] = ()) -> str:
     """`count` and `results` of one page of a list, with the list's columns."""
     declared = "".join(
         f", $f{i}: {'GenericScalar' if name == CUSTOM_FIELD_FILTER else '[String]'}"
@@ -77,7 +77,7 @@ def list_document(resource: Resource, filter_names: tuple[str, ...]) -> str:
     )
     arguments = "".join(f", {name}: $f{i}" for i, name in enumerate(filter_names))
     count_arguments = f"({arguments[2:]})" if arguments else ""
-    columns = " ".join(shown.selection(spec) for spec in shown.list_columns(resource))
+    columns = " ".join(shown.selection(spec) for spec in shown.list_columns(resource, named))
     field = resource.list_field
     return (
         f"query ($limit: Int, $offset: Int, $order_by: [String]{declared}) {{ "
@@ -121,8 +121,8 @@ def paging(request) -> tuple[int, int]:
     return limit, offset
 
 
-def rows_html(resource: Resource, results: list[dict]) -> str:
-    columns = [spec.name for spec in shown.list_columns(resource)]
+def rows_html(resource: Resource, results: list[dict], named: tuple[str, ...] = ()) -> str:
+    columns = [spec.name for spec in shown.list_columns(resource, named)]
     base, cell = shown.list_url(resource), shown.cell
     out = []
     for row in results:
@@ -146,6 +146,10 @@ def with_params(request, **changes) -> str:
 def object_list(request, resource: Resource):
     if not may(resource, request.user, "view"):
         return refused(request, resource, f"You may not view {shown.plural(resource).lower()}.", 403)
+    view = savedviews.find(request, resource)
+    if view is not None:  # the page is the view's parameters under its own
+        request.GET = savedviews.parameters(request, view)
+    named = savedviews.columns(view)
     limit, offset = paging(request)
     sort = request.GET.get("sort") or None
     errors, count, results, status = [], 0, [], 200
@@ -154,12 +158,12 @@ def object_list(request, resource: Resource):
         names = tuple(sorted(filters))
         variables = {"limit": limit, "offset": offset, "order_by": [sort] if sort else None}
         variables.update({f"f{i}": filters[name] for i, name in enumerate(names)})
-        data = graphql(request, list_document(resource, names), variables)
+        data = graphql(request, list_document(resource, names, named), variables)
         count, results = data["count"], data["results"]
     except (FilterError, ValidationFailed, PermissionDenied, NotFound) as exc:
         errors, status = messages_of(exc), 400
     columns = []
-    for spec in shown.list_columns(resource):
+    for spec in shown.list_columns(resource, named):
         heading = {"name": spec.name, "label": shown.field_label(spec.name), "sort": None}
         if shown.sortable(resource, spec):
             heading["sort"] = with_params(
@@ -167,14 +171,18 @@ def object_list(request, resource: Resource):
             )
         columns.append(heading)
     exported = [
-        (k, v) for k in request.GET if k not in ("limit", "offset") for v in request.GET.getlist(k) if v
+        (k, v)
+        for k in request.GET
+        if k not in ("limit", "offset", savedviews.SAVED_VIEW)
+        for v in request.GET.getlist(k)
+        if v
     ]
     context = {
         "resource": resource,
         "label": shown.label(resource),
         "plural": shown.plural(resource),
         "columns": columns,
-        "rows": mark_safe(rows_html(resource, results)),  # noqa: S308 - every value escaped in shown.cell
+        "rows": mark_safe(rows_html(resource, results, named)),  # noqa: S308 - every value escaped in shown.cell
         "count": count,
         "first": offset + 1 if results else 0,
         "last": offset + len(results),
@@ -190,6 +198,7 @@ def object_list(request, resource: Resource):
         "csv": f"/api/{resource.route}/?{urlencode([*exported, ('format', 'csv')])}",
         "errors": errors,
         "can_add": may(resource, request.user, "add"),
+        "saved_view": view,
     }
     return render(request, "web/object_list.html", context, status=status)
 

@@ -76,9 +76,13 @@ def _shown(spec) -> bool:
 
 
 @cache
-def list_columns(resource: Resource) -> tuple:
-    """The fields a list shows: those its objects' display is built of, then the usual ones."""
+def list_columns(resource: Resource, named: tuple[str, ...] = ()) -> tuple:
+    """The fields a list shows: those `named` that it can show (a saved view's columns), else
+    those its objects' display is built of, then the usual ones."""
     specs = {s.name: s for s in resource.current_fields if s.name not in resource.write_only and _shown(s)}
+    chosen = tuple(dict.fromkeys(specs[name] for name in named if name in specs))
+    if chosen:
+        return chosen[:MAX_COLUMNS]
     chosen = []
     for column in resource.display.columns:
         first = column.split("__")[0]
