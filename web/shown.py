@@ -5,7 +5,7 @@ more than the API call behind it)."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from html import escape
 
 import orjson
@@ -75,7 +75,7 @@ def _shown(spec) -> bool:
     )
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: saved views name columns of their own
 def list_columns(resource: Resource, named: tuple[str, ...] = ()) -> tuple:
     """The fields a list shows: those `named` that it can show (a saved view's columns), else
     those its objects' display is built of, then the usual ones."""
