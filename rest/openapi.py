@@ -506,8 +506,12 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
     description = (type(endpoint).__doc__ or route or "The API root").strip().splitlines()[0]
     # An endpoint whose answer is not an object (a job's variables: a list) says so.
     answer = getattr(endpoint, "response_schema", ANY_OBJECT)
+    body = getattr(endpoint, "request_schema", None)  # what its writes take (a user's preferences)
     found = {
-        m.lower(): operation(f"{op}_{m.lower()}", tag, description, response(200, answer)) for m in methods
+        m.lower(): operation(
+            f"{op}_{m.lower()}", tag, description, response(200, answer), body=None if m == "GET" else body
+        )
+        for m in methods
     }
     if "<str:key>" in route:  # an object's own endpoint (a group's members, a query's run)
         found["parameters"] = [ID]

@@ -29,6 +29,7 @@ class UserConfigEndpoint(Endpoint):
     """The requesting user's preferences: GET reads them, PATCH merges an object into them."""
 
     methods = ("GET", "PATCH")
+    request_schema = {"type": "object", "additionalProperties": True}
 
     def signed_in(self, request):
         user = request.context.user
