@@ -318,9 +318,11 @@ def parse_content_type(value: str):
 def resolve_related(model: type[models.Model], natural_key: str | None, values: list[str], name: str) -> list:
     """Primary keys of `model` objects named by UUID or natural key; unknown values are an error."""
     by_id, by_key = [], []
+    # Django's own models (groups) are named by integer ids.
+    integer = isinstance(model._meta.pk, models.IntegerField)
     for value in values:
         try:
-            by_id.append(uuid.UUID(value))
+            by_id.append(int(value) if integer and value.isdigit() else uuid.UUID(value))
         except ValueError:
             by_key.append(value)
     query = Q(pk__in=by_id)
@@ -334,7 +336,9 @@ def resolve_related(model: type[models.Model], natural_key: str | None, values: 
     rows = list(model.objects.filter(query).values_list(*columns)) if by_id or by_key else []
     found_ids = {str(pk) for pk, _, _ in rows}
     found_keys = {str(key) for _, *keys in rows for key in keys}
-    missing = [v for v in values if v not in found_keys and _uuid_text(v) not in found_ids]
+    missing = [
+        v for v in values if v not in found_keys and (v if integer else _uuid_text(v)) not in found_ids
+    ]
     if missing:
         raise FilterError({name: [_invalid_choice(missing[0])]})
     return [pk for pk, *_ in rows]

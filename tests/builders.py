@@ -27,6 +27,7 @@ from inventory.ipam.models import (
 from inventory.tenancy.models import Tenant, TenantGroup
 from inventory.users.models import Group, ObjectPermission, Token, User, generate_key
 
+from .approvals_sample import build_approvals
 from .circuits_vm_sample import build_circuits_and_vms
 from .cloud_sample import build_cloud
 from .contacts_sample import build_contacts
@@ -183,6 +184,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     controllers = build_controllers(s, {**dcim, **extras, Tenant: tenants})
     wireless = build_wireless(s, {**controllers, **extras, **ipam, Tenant: tenants})
     jobs = build_jobs(s, owner, tenants)
+    jobs.update(build_approvals(s, owner, other, jobs, teams))
     vpn = build_vpn(s, {**dcim, **more, **ipam, **extras, Tenant: tenants})
     data_validation = build_data_validation(s, tenants)
     load_balancers = build_load_balancers(s, {**dcim, **ipam, **cloud, Tenant: tenants})

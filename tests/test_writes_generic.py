@@ -328,6 +328,27 @@ def _rule_copy(name: str):
     return lambda body, suffix: _free_rule_target(name, body, suffix)
 
 
+def _fresh_schedule(body: dict, suffix: str) -> dict:
+    """A workflow reviews one object once: each copy reviews a schedule of its own, stored
+    without starting a workflow of its own (bulk_create skips save)."""
+    from inventory.jobs.models import ScheduledJob
+
+    if not suffix:
+        return body
+    model = ScheduledJob.objects.get(
+        pk=body.get("object_under_review_object_id") or ScheduledJob.objects.first().pk
+    )
+    copy = ScheduledJob(
+        name=f"review-{next(_numbers)}", task=model.task, interval="future", start_time=model.start_time
+    )
+    ScheduledJob.objects.bulk_create([copy])
+    return {
+        **body,
+        "object_under_review_content_type": "extras.scheduledjob",
+        "object_under_review_object_id": str(copy.pk),
+    }
+
+
 # Models whose copies need more than new unique values to be valid (values that must be free).
 FRESH = {
     # A compliance result is one per object and attribute: a copy is about another object.
@@ -345,6 +366,12 @@ FRESH = {
             "UniqueValidationRule",
         )
     },
+    # A definition's weight is unique per object type: a copy keeps the type with a new weight.
+    "extras.ApprovalWorkflowDefinition": lambda body, suffix: {
+        **body,
+        "model_content_type": "extras.scheduledjob",
+    },
+    "extras.ApprovalWorkflow": _fresh_schedule,
     "dcim.FrontPort": _spare_rear_port,
     "dcim.FrontPortTemplate": _spare_rear_port_template,
     "dcim.RackReservation": _free_units,

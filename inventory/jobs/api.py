@@ -28,6 +28,8 @@ from rest.views import (
     require_view,
 )
 
+from .approval_api import SUB_ENDPOINTS as APPROVAL_SUB_ENDPOINTS
+from .approval_api import held_for_approval
 from .discovery import job_class
 from .models import FileProxy, Job, JobLogEntry, JobQueue, JobResult, ScheduledJob
 from .runs import QueueUnreachable, enqueue
@@ -115,8 +117,13 @@ class JobRunEndpoint(Endpoint):
                 raise ApiError(400, {"schedule": {"interval": [SENSITIVE_SCHEDULE]}})
             scheduled = create_schedule(job, queue, klass.serialize(cleaned), user, schedule)
             return {"scheduled_job": started(request, ScheduledJob, scheduled.pk), "job_result": None}, 201
+        serialized = klass.serialize(cleaned)
+        dryrun = klass.supports_dryrun() and bool(serialized.get("dryrun"))
+        held = held_for_approval(job, queue, serialized, user, dryrun)
+        if held is not None:  # it runs once its approval workflow is approved
+            return {"scheduled_job": started(request, ScheduledJob, held.pk), "job_result": None}, 201
         try:
-            job_result = enqueue(job, queue, klass.serialize(cleaned), user)
+            job_result = enqueue(job, queue, serialized, user)
         except QueueUnreachable:
             raise ApiError(503, {"detail": QUEUE_UNREACHABLE}) from None
         return {"scheduled_job": None, "job_result": started(request, JobResult, job_result.pk)}, 201
@@ -223,4 +230,5 @@ SUB_ENDPOINTS = {
     "extras/job-results": {"logs": job_result_logs_endpoint},
     "extras/file-proxies": {"download": FileDownloadEndpoint},
     "extras/scheduled-jobs": {"dry-run": ScheduledDryRunEndpoint},
+    **APPROVAL_SUB_ENDPOINTS,
 }

@@ -14,6 +14,8 @@ from inventory.base import BaseModel, PrimaryModel, ValueChoiceField
 from inventory.extras.models import BUTTON_CLASSES, check_templates
 from inventory.extras.models.webhooks import ChangeTriggered
 
+from .approvals import ApprovableMixin
+
 
 class JobQueue(PrimaryModel):
     """A named Celery queue workers listen on (`celery -A config worker -Q <name>`)."""
@@ -308,10 +310,11 @@ SCHEDULE_STATES = [
 ]
 
 
-class ScheduledJob(BaseModel):
+class ScheduledJob(ApprovableMixin, BaseModel):
     """A job run later, once or on a recurring schedule, by the scheduler (`celery -A config
-    beat`). Created by `jobs/<id>/run/` with a `schedule`; `next_run_at` is when the scheduler
-    next starts it (null once a one-off has run or the schedule is disabled)."""
+    beat`). Created by `jobs/<id>/run/` with a `schedule`, or for a run that needs approval;
+    `next_run_at` is when the scheduler next starts it (null once a one-off has run, while the
+    schedule is disabled or awaits approval)."""
 
     name = models.CharField(
         max_length=255, unique=True, help_text="Human-readable description of this scheduled task"
@@ -392,8 +395,31 @@ class ScheduledJob(BaseModel):
             self.last_run_at = None
         elif self.state == "completed":
             self.state = "active"
-        self.next_run_at = next_run(self) if self.enabled else None
+        # Only an active schedule runs: one awaiting approval, denied or canceled never does.
+        self.next_run_at = next_run(self) if self.enabled and self.state == "active" else None
+        adding = self._state.adding
         super().save(*args, **kwargs)
+        if adding:
+            self.begin_approval_workflow()
+
+    def on_workflow_initiated(self, workflow):
+        self.state, self.enabled = "pending", False
+        self.save()
+
+    def on_workflow_approved(self, workflow):
+        from .scheduler import start_when_due
+
+        self.decision_date, self.state, self.enabled = workflow.decision_date, "active", True
+        self.save()
+        start_when_due(self)  # a run approved after its start time runs now, not at the next tick
+
+    def on_workflow_denied(self, workflow):
+        self.decision_date, self.state, self.enabled = workflow.decision_date, "denied", False
+        self.save()
+
+    def on_workflow_canceled(self, workflow):
+        self.decision_date, self.state, self.enabled = workflow.decision_date, "canceled", False
+        self.save()
 
 
 class JobButton(BaseModel):

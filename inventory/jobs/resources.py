@@ -1,5 +1,12 @@
 from queryengine.registry import Computed, Display, Resource, register
 
+from .approvals import (
+    ApprovalWorkflow,
+    ApprovalWorkflowDefinition,
+    ApprovalWorkflowStage,
+    ApprovalWorkflowStageDefinition,
+    ApprovalWorkflowStageResponse,
+)
 from .models import (
     FileProxy,
     Job,
@@ -79,5 +86,90 @@ register(
         natural_key=None,
         writable=False,
         notes=False,
+    )
+)
+
+
+def workflow_labels(ids) -> dict[str, str]:
+    """'<definition>: <object under review> (<state>)' for a page, as the reference labels them."""
+    from inventory.extras.contacts import object_labels
+
+    rows = list(
+        ApprovalWorkflow.objects.filter(pk__in=list(ids)).values_list(
+            "pk",
+            "approval_workflow_definition__name",
+            "object_under_review_content_type",
+            "object_under_review_object_id",
+            "current_state",
+        )
+    )
+    objects = object_labels((row[2], row[3]) for row in rows)
+    return {
+        str(pk): f"{name or 'Deleted workflow'}: {objects.get((kind, obj), 'None')} ({state})"
+        for pk, name, kind, obj, state in rows
+    }
+
+
+def stage_label(definition: str | None, name: str | None, state: str) -> str:
+    return f"{definition}: Stage {name}: {state}" if name is not None else f"None: {state}"
+
+
+STAGE = "approval_workflow_stage_definition__"
+register(
+    Resource(
+        ApprovalWorkflowDefinition,
+        "extras/approval-workflow-definitions",
+        search=("name",),
+        notes=True,
+    )
+)
+register(
+    Resource(
+        ApprovalWorkflowStageDefinition,
+        "extras/approval-workflow-stage-definitions",
+        display=Display(
+            ("approval_workflow_definition__name", "name"),
+            lambda definition, name: f"{definition}: Stage {name}",
+        ),
+        search=("name", "denial_message"),
+        natural_key=None,
+        notes=True,
+    )
+)
+register(
+    Resource(
+        ApprovalWorkflow,
+        "extras/approval-workflows",
+        display=Display((), load=workflow_labels),
+        search=("object_under_review_content_type__app_label", "object_under_review_content_type__model"),
+        natural_key=None,
+        notes=True,
+    )
+)
+register(
+    Resource(
+        ApprovalWorkflowStage,
+        "extras/approval-workflow-stages",
+        display=Display((f"{STAGE}approval_workflow_definition__name", f"{STAGE}name", "state"), stage_label),
+        search=(f"{STAGE}name", "approval_workflow__approval_workflow_definition__name"),
+        natural_key=None,
+        notes=True,
+    )
+)
+register(
+    Resource(
+        ApprovalWorkflowStageResponse,
+        "extras/approval-workflow-stage-responses",
+        display=Display(
+            (
+                f"approval_workflow_stage__{STAGE}approval_workflow_definition__name",
+                f"approval_workflow_stage__{STAGE}name",
+                "approval_workflow_stage__state",
+                "user__username",
+            ),
+            lambda definition, name, state, user: f"{stage_label(definition, name, state)}: {user}",
+        ),
+        search=("comments", "state"),
+        natural_key=None,
     )
 )

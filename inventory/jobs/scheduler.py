@@ -22,36 +22,53 @@ log = logging.getLogger(__name__)
 
 def start_due_jobs(now=None) -> int:
     """Start every scheduled job due by `now`; returns how many started."""
+    from .models import ScheduledJob
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        due = _due(ScheduledJob.objects.all(), now).order_by("next_run_at")
+        return sum(_start(scheduled, now) for scheduled in due)
+
+
+def start_when_due(scheduled) -> bool:
+    """Start one scheduled job now if it is due (an approved run whose start time has passed),
+    locked as the scheduler locks it so that the two never both start it."""
+    now = timezone.now()
+    if scheduled.next_run_at is None or scheduled.next_run_at > now:
+        return False
+    with transaction.atomic():
+        found = _due(type(scheduled).objects.filter(pk=scheduled.pk), now).first()
+        return found is not None and _start(found, now)
+
+
+def _due(queryset, now):
+    return (
+        queryset.select_for_update(skip_locked=True, of=("self",))
+        .filter(enabled=True, state="active", next_run_at__lte=now)
+        .select_related("job_model", "job_queue", "user")
+    )
+
+
+def _start(scheduled, now) -> bool:
+    """Start one due scheduled job (or record why it cannot run) and record the run on it."""
     from django.conf import settings
 
     from .discovery import job_class
-    from .models import ScheduledJob
     from .runs import enqueue, failed
 
-    now = now or timezone.now()
-    started = 0
-    with transaction.atomic():
-        due = (
-            ScheduledJob.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(enabled=True, next_run_at__lte=now)
-            .select_related("job_model", "job_queue", "user")
-            .order_by("next_run_at")
-        )
-        for scheduled in due:
-            job = scheduled.job_model
-            if job is None or not job.installed or not job.enabled or job_class(job) is None:
-                reason = f"Scheduled job '{scheduled.name}' cannot run: its job is not installed and enabled."
-                failed(job.name if job else scheduled.task, job, reason, scheduled)
-            else:
-                queue = (
-                    scheduled.job_queue.name if scheduled.job_queue else settings.CELERY_TASK_DEFAULT_QUEUE
-                )
-                enqueue(job, queue, scheduled.kwargs, scheduled.user, scheduled, when_committed=True)
-                started += 1
-            scheduled.last_run_at, scheduled.total_run_count = now, scheduled.total_run_count + 1
-            if scheduled.one_off:
-                scheduled.enabled = False
-            scheduled.save()
+    job = scheduled.job_model
+    started = False
+    if job is None or not job.installed or not job.enabled or job_class(job) is None:
+        reason = f"Scheduled job '{scheduled.name}' cannot run: its job is not installed and enabled."
+        failed(job.name if job else scheduled.task, job, reason, scheduled)
+    else:
+        queue = scheduled.job_queue.name if scheduled.job_queue else settings.CELERY_TASK_DEFAULT_QUEUE
+        enqueue(job, queue, scheduled.kwargs, scheduled.user, scheduled, when_committed=True)
+        started = True
+    scheduled.last_run_at, scheduled.total_run_count = now, scheduled.total_run_count + 1
+    if scheduled.one_off:
+        scheduled.enabled = False
+    scheduled.save()
     return started
 
 
@@ -59,7 +76,7 @@ def seconds_to_next_run(now=None) -> float | None:
     from .models import ScheduledJob
 
     now = now or timezone.now()
-    soonest = ScheduledJob.objects.filter(enabled=True).aggregate(at=Min("next_run_at"))["at"]
+    soonest = ScheduledJob.objects.filter(enabled=True, state="active").aggregate(at=Min("next_run_at"))["at"]
     return None if soonest is None else max(0.0, (soonest - now).total_seconds())
 
 
