@@ -11,7 +11,7 @@ from django.utils import timezone
 from queryengine.permissions import allowed_rows, within
 from queryengine.registry import resource_by_object_type, resource_for
 from rest.auth import no_credentials
-from rest.views import ApiError, Endpoint, detail_error, json_body, not_found, object_pk, read_object
+from rest.views import ApiError, Endpoint, detail_error, json_body, not_found, object_pk
 
 from .approvals import (
     APPROVED,
@@ -47,6 +47,13 @@ def acted_on(request, model, key: str, action: str):
     if found is None:
         raise not_found(resource)
     return found
+
+
+def answer(request, model, pk) -> dict:
+    """The stage or workflow acted on, shown to the caller whatever else they may view."""
+    from .api import started
+
+    return started(request, model, pk)
 
 
 def comments_of(request) -> str:
@@ -94,7 +101,7 @@ class StageDecisionEndpoint(Endpoint):
                 response = ApprovalWorkflowStageResponse(approval_workflow_stage=stage, user=user)
             response.state, response.comments = state, comments or response.comments
             response.save()
-        return read_object(request, resource_for(ApprovalWorkflowStage), stage.pk), 200
+        return answer(request, ApprovalWorkflowStage, stage.pk), 200
 
 
 class StageCommentEndpoint(Endpoint):
@@ -118,7 +125,7 @@ class StageCommentEndpoint(Endpoint):
             response.state = COMMENT
         response.comments = comments
         response.save()
-        return read_object(request, resource_for(ApprovalWorkflowStage), stage.pk), 200
+        return answer(request, ApprovalWorkflowStage, stage.pk), 200
 
 
 class WorkflowCancelEndpoint(Endpoint):
@@ -139,7 +146,7 @@ class WorkflowCancelEndpoint(Endpoint):
             raise detail_error(400, "Can't cancel finished approval workflow.")
         with transaction.atomic():
             workflow.cancel(user, comments_of(request))
-        return read_object(request, resource_for(ApprovalWorkflow), workflow.pk), 200
+        return answer(request, ApprovalWorkflow, workflow.pk), 200
 
 
 def held_for_approval(job, queue: str, data: dict, user, dryrun: bool):

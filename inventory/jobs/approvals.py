@@ -281,6 +281,7 @@ class ApprovalWorkflow(OrganizationalModel):
             pending.save()
         self.current_state, self.decision_date = CANCELED, now
         self.save()
+        self.tell_object()
 
 
 class ApprovalWorkflowStage(OrganizationalModel):
