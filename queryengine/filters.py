@@ -263,7 +263,8 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         elif spec.kind == FOREIGN_KEY:
             add(spec.name, spec.name, EXACT_LOOKUPS, None, "related", nullable=f.null)
             if f.concrete and f"{spec.name}_id" not in {s.name for s in resource.fields}:
-                add(f"{spec.name}_id", f.attname, EXACT_LOOKUPS, parse_uuid)
+                integer = isinstance(f.target_field, models.IntegerField)  # a group's id
+                add(f"{spec.name}_id", f.attname, EXACT_LOOKUPS, parse_int if integer else parse_uuid)
         elif spec.kind == CONTENT_TYPE:
             add(spec.name, spec.name, EXACT_LOOKUPS, parse_content_type, nullable=f.null)
         elif spec.kind == CONTENT_TYPES:

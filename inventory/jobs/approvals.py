@@ -424,3 +424,21 @@ class ApprovableMixin(models.Model):
 
     def has_approval_workflow_definition(self) -> bool:
         return ApprovalWorkflowDefinition.objects.find_for_model(self) is not None
+
+
+def keep_definitions_in_use(sender, instance, **kwargs) -> None:
+    """A definition (or stage definition) is not deleted while a workflow using it is pending:
+    the pending workflows are listed, as any deletion's dependent objects are (409)."""
+    if isinstance(instance, ApprovalWorkflowDefinition):
+        pending = ApprovalWorkflow.objects.filter(
+            approval_workflow_definition=instance, current_state=PENDING
+        )
+    else:
+        pending = ApprovalWorkflowStage.objects.filter(
+            approval_workflow_stage_definition=instance, state=PENDING
+        )
+    if pending.exists():
+        raise models.ProtectedError(
+            f"Cannot delete {instance}: approve or cancel its pending approval workflows first.",
+            list(pending),
+        )

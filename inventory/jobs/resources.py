@@ -1,6 +1,13 @@
-from queryengine.registry import Computed, Display, Resource, register
+import orjson
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
+
+from queryengine.objecttexts import object_texts
+from queryengine.query import NOTHING
+from queryengine.registry import Computed, CustomFilter, Display, Included, Resource, register, resource_for
 
 from .approvals import (
+    STATES,
     ApprovalWorkflow,
     ApprovalWorkflowDefinition,
     ApprovalWorkflowStage,
@@ -63,6 +70,51 @@ register(
     )
 )
 register(Resource(JobHook, "extras/job-hooks", search=("name",)))
+
+
+def reviewing(model, ids) -> Q:
+    """The approval workflows reviewing objects of `model` (those of `ids`, when given)."""
+    kind = Q(object_under_review_content_type=ContentType.objects.get_for_model(model))
+    return kind if ids is None else kind & Q(object_under_review_object_id__in=list(ids))
+
+
+def load_workflows(resource: Resource, ids, base: str, depth: int, viewer=None) -> dict:
+    """A page's approval workflows, each shown whole (as the reference nests them), those the
+    reader may see: one query for the page's workflows, then their texts."""
+    workflows = resource_for(ApprovalWorkflow)
+    rows = ApprovalWorkflow.objects.filter(reviewing(resource.model, ids))
+    subset = viewer.subset(workflows) if viewer is not None else None
+    if subset is NOTHING:
+        return {pk: [] for pk in ids}
+    if subset is not None:
+        rows = rows.filter(pk__in=subset)
+    pairs = list(rows.order_by("created", "pk").values_list("pk", "object_under_review_object_id"))
+    texts = object_texts(workflows, depth, [pk for pk, _ in pairs], base)
+    found: dict[str, list] = {pk: [] for pk in ids}
+    for pk, reviewed in pairs:
+        found[str(reviewed)].append(orjson.Fragment(texts[str(pk)]))
+    return found
+
+
+STATE_LABELS = dict(STATES)
+
+
+def parse_state(value: str) -> str:
+    if value not in STATE_LABELS:
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    return value
+
+
+APPROVAL_STATE = CustomFilter(
+    build=lambda states: Q(
+        pk__in=ApprovalWorkflow.objects.filter(
+            reviewing(ScheduledJob, None), current_state__in=states
+        ).values("object_under_review_object_id")
+    ),
+    parse=parse_state,
+    oracle=lambda job, states: job.associated_approval_workflows.filter(current_state__in=states).exists(),
+    samples=("Pending", "Approved", "Denied"),
+)
 register(
     Resource(
         ScheduledJob,
@@ -72,6 +124,15 @@ register(
         # The queue's name, kept beside job_queue for clients of versions before 2.4.
         computed={"queue": Computed(("job_queue__name",), lambda name: name or "")},
         hidden=("next_run_at",),
+        loaded={
+            "associated_approval_workflows": Included(
+                applies=lambda resource: False,
+                load=load_workflows,
+                empty=list,
+                schema={"type": "array", "items": {"type": "object", "additionalProperties": True}},
+            )
+        },
+        filters={"approval_state": APPROVAL_STATE},
         # Schedules come from `jobs/<id>/run/`: clients pause (enabled), rename or delete them.
         creatable=False,
     )
