@@ -273,3 +273,54 @@ def test_definitions_are_checked(board):
             assert errors == expected
         else:
             assert list(errors) == [expected] or expected in str(errors), errors
+
+
+def test_scheduled_jobs_show_and_filter_by_their_workflows(board, jobs):
+    scheduled = run_greet(board["dave"], jobs)["scheduled_job"]
+    [shown] = scheduled["associated_approval_workflows"]
+    assert (
+        shown["current_state"]["value"] == "Pending"
+        and shown["object_under_review_object_id"] == scheduled["id"]
+    )
+    assert shown["approval_workflow_definition"]["id"] == board["definition"]["id"]
+    admin = board["admin"]
+    pending = admin.json("/api/extras/scheduled-jobs/", {"approval_state": "Pending"})["results"]
+    assert [row["id"] for row in pending] == [scheduled["id"]]
+    assert admin.json("/api/extras/scheduled-jobs/", {"approval_state": "Denied"})["count"] == 0
+    assert admin.json("/api/extras/scheduled-jobs/", {"approval_state": "Maybe"}, status=400) == {
+        "approval_state": ["Select a valid choice. Maybe is not one of the available choices."]
+    }
+    # A reader who may not see workflows sees none.
+    _, reader = person("rita", "extras.view_scheduledjob")
+    assert (
+        reader.json(f"/api/extras/scheduled-jobs/{scheduled['id']}/")["associated_approval_workflows"] == []
+    )
+
+
+def test_a_definition_in_use_is_kept_until_its_workflows_are_decided(board, jobs):
+    scheduled = run_greet(board["dave"], jobs)["scheduled_job"]
+    workflow, _ = stages_of(board["admin"], scheduled["id"])
+    url = f"{DEFINITIONS}{board['definition']['id']}/"
+    status, body = send(board["admin"], "delete", url)
+    # The pending workflow and its two stages hold the definition and its stage definitions.
+    assert status == 409 and body["detail"].startswith(
+        "Unable to delete object. 3 dependent objects were found: "
+    )
+    assert f"({workflow['id']})" in body["detail"]
+    assert send(board["dave"], "post", f"{WORKFLOWS}{workflow['id']}/cancel/")[0] == 200
+    assert send(board["admin"], "delete", url)[0] == 204
+    kept = board["admin"].json(f"{WORKFLOWS}{workflow['id']}/")
+    assert kept["approval_workflow_definition"] is None
+    assert kept["display"].startswith("Deleted workflow: Greet - ") and kept["display"].endswith("(Canceled)")
+
+
+def test_a_job_with_sensitive_variables_is_not_held(board, jobs):
+    status, body = send(
+        board["admin"], "post", f"/api/extras/jobs/{jobs['Secretive'].pk}/run/", {"data": {"password": "pw"}}
+    )
+    assert status == 400 and body == [
+        "Unable to run or schedule job: This job is flagged as possibly having sensitive variables but also has an "
+        "applicable approval workflow definition.Modify or remove the approval workflow definition or modify the "
+        "job to set `has_sensitive_variables` to False."
+    ]
+    assert not ScheduledJob.objects.exists() and not JobResult.objects.filter(name="Secretive").exists()

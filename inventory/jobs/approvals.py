@@ -48,6 +48,31 @@ def unique(name: str, *fields: str) -> models.UniqueConstraint:
     return models.UniqueConstraint(fields=list(fields), name=f"extras_approval_{name}")
 
 
+def kept_while_pending(state_field: str):
+    """An on_delete rule: a definition is not deleted while an object made from it is pending
+    (ProtectedError: 409 naming them); decided ones keep their history, the reference null."""
+
+    def on_delete(collector, field, sub_objs, using):
+        pending = [obj for obj in sub_objs if getattr(obj, state_field) == PENDING]
+        if pending:
+            raise models.ProtectedError(
+                "Cannot delete a definition while approval workflows using it are pending: "
+                "approve, deny or cancel them first.",
+                pending,
+            )
+        models.SET_NULL(collector, field, sub_objs, using)
+
+    return on_delete
+
+
+def workflows_kept_while_pending(collector, field, sub_objs, using):
+    return kept_while_pending("current_state")(collector, field, sub_objs, using)
+
+
+def stages_kept_while_pending(collector, field, sub_objs, using):
+    return kept_while_pending("state")(collector, field, sub_objs, using)
+
+
 class DefinitionManager(models.Manager):
     def find_for_model(self, instance: models.Model) -> ApprovalWorkflowDefinition | None:
         """The definition that applies to `instance`: of those of its type, by weight (highest
@@ -150,7 +175,7 @@ class ApprovalWorkflowStageDefinition(OrganizationalModel):
 class ApprovalWorkflow(OrganizationalModel):
     approval_workflow_definition = models.ForeignKey(
         ApprovalWorkflowDefinition,
-        on_delete=models.SET_NULL,
+        on_delete=workflows_kept_while_pending,
         null=True,
         blank=True,
         related_name="approval_workflows",
@@ -293,7 +318,7 @@ class ApprovalWorkflowStage(OrganizationalModel):
     )
     approval_workflow_stage_definition = models.ForeignKey(
         ApprovalWorkflowStageDefinition,
-        on_delete=models.SET_NULL,
+        on_delete=stages_kept_while_pending,
         null=True,
         blank=True,
         related_name="approval_workflow_stages",
@@ -424,21 +449,3 @@ class ApprovableMixin(models.Model):
 
     def has_approval_workflow_definition(self) -> bool:
         return ApprovalWorkflowDefinition.objects.find_for_model(self) is not None
-
-
-def keep_definitions_in_use(sender, instance, **kwargs) -> None:
-    """A definition (or stage definition) is not deleted while a workflow using it is pending:
-    the pending workflows are listed, as any deletion's dependent objects are (409)."""
-    if isinstance(instance, ApprovalWorkflowDefinition):
-        pending = ApprovalWorkflow.objects.filter(
-            approval_workflow_definition=instance, current_state=PENDING
-        )
-    else:
-        pending = ApprovalWorkflowStage.objects.filter(
-            approval_workflow_stage_definition=instance, state=PENDING
-        )
-    if pending.exists():
-        raise models.ProtectedError(
-            f"Cannot delete {instance}: approve or cancel its pending approval workflows first.",
-            list(pending),
-        )

@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_delete, post_migrate, post_save, pre_delete
+from django.db.models.signals import post_delete, post_migrate, post_save
 
 
 class JobsConfig(AppConfig):
@@ -13,11 +13,6 @@ class JobsConfig(AppConfig):
     def ready(self):
         from inventory.extras.changelog import on_recorded
 
-        from .approvals import (
-            ApprovalWorkflowDefinition,
-            ApprovalWorkflowStageDefinition,
-            keep_definitions_in_use,
-        )
         from .discovery import queues_changed, sync_jobs_after_migrate
         from .hooks import connect, run_job_hooks
         from .models import JobQueueAssignment
@@ -27,7 +22,3 @@ class JobsConfig(AppConfig):
         post_migrate.connect(sync_jobs_after_migrate, dispatch_uid="jobs.sync_jobs")
         post_save.connect(queues_changed, sender=JobQueueAssignment, dispatch_uid="jobs.queues_saved")
         post_delete.connect(queues_changed, sender=JobQueueAssignment, dispatch_uid="jobs.queues_deleted")
-        for definition in (ApprovalWorkflowDefinition, ApprovalWorkflowStageDefinition):
-            pre_delete.connect(
-                keep_definitions_in_use, sender=definition, dispatch_uid=f"jobs.keep_{definition.__name__}"
-            )
