@@ -26,8 +26,12 @@ def build_approvals(s: str, owner, other, jobs: dict, groups: list) -> dict[type
     base = 100 * len(s)  # a second sample's weights differ: one weight per content type
     audit = jobs[Job][0]
     definitions = [
+        # Runs of the sample's reboot job: the other tests' runs need no approval.
         ApprovalWorkflowDefinition.objects.create(
-            name=f"Change board{s}", model_content_type=kind, weight=base + 1
+            name=f"Change board{s}",
+            model_content_type=kind,
+            weight=base + 1,
+            model_constraints={"job_model__name": jobs[Job][3].name},
         ),
         ApprovalWorkflowDefinition.objects.create(
             name=f"audits{s}",

@@ -290,6 +290,9 @@ def test_scheduled_jobs_show_and_filter_by_their_workflows(board, jobs):
     assert admin.json("/api/extras/scheduled-jobs/", {"approval_state": "Maybe"}, status=400) == {
         "approval_state": ["Select a valid choice. Maybe is not one of the available choices."]
     }
+    # The stage definitions a workflow goes through, as the reference filters them.
+    stage_definitions = admin.json(STAGE_DEFINITIONS, {"approval_workflow": shown["id"]})["results"]
+    assert [row["name"] for row in stage_definitions] == ["Peer review", "Board"]
     # A reader who may not see workflows sees none.
     _, reader = person("rita", "extras.view_scheduledjob")
     assert (

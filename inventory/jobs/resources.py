@@ -2,6 +2,7 @@ import orjson
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
+from queryengine.filters import parse_uuid
 from queryengine.objecttexts import object_texts
 from queryengine.query import NOTHING
 from queryengine.registry import Computed, CustomFilter, Display, Included, Resource, register, resource_for
@@ -175,6 +176,20 @@ def stage_label(definition: str | None, name: str | None, state: str) -> str:
     return f"{definition}: Stage {name}: {state}" if name is not None else f"None: {state}"
 
 
+def workflow_definitions(ids):
+    return ApprovalWorkflow.objects.filter(pk__in=ids).values("approval_workflow_definition")
+
+
+# Stage definitions by the workflows made from their definition, as the reference filters them.
+OF_WORKFLOW = CustomFilter(
+    build=lambda ids: Q(approval_workflow_definition__in=workflow_definitions(ids)),
+    parse=parse_uuid,
+    oracle=lambda stage_definition, ids: any(
+        row["approval_workflow_definition"] == stage_definition.approval_workflow_definition_id
+        for row in workflow_definitions(ids)
+    ),
+    samples=lambda objects: [str(pk) for pk in ApprovalWorkflow.objects.values_list("pk", flat=True)[:3]],
+)
 STAGE = "approval_workflow_stage_definition__"
 register(
     Resource(
@@ -193,6 +208,7 @@ register(
             lambda definition, name: f"{definition}: Stage {name}",
         ),
         search=("name", "denial_message"),
+        filters={"approval_workflow": OF_WORKFLOW},
         natural_key=None,
         notes=True,
     )
