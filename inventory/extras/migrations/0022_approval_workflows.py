@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('auth', '0012_alter_user_first_name_max_length'),
         ('contenttypes', '0002_remove_content_type_name'),
-        ('extras', '0020_external_integrations'),
+        ('extras', '0021_saved_views'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

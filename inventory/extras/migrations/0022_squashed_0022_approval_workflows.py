@@ -10,12 +10,12 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
 
-    replaces = [('extras', '0021_approval_workflows')]
+    replaces = [('extras', '0022_approval_workflows')]
 
     dependencies = [
         ('auth', '0012_alter_user_first_name_max_length'),
         ('contenttypes', '0002_remove_content_type_name'),
-        ('extras', '0020_external_integrations'),
+        ('extras', '0021_saved_views'),
         ('users', '__first__'),
     ]
 
