@@ -322,3 +322,10 @@ CELERY_BEAT_SCHEDULER = "inventory.jobs.scheduler:DatabaseScheduler"
 CELERY_BEAT_MAX_LOOP_INTERVAL = float(os.environ.get("SCHEDULER_INTERVAL") or 5)
 # The largest file a job may write (an export), in bytes.
 JOB_FILE_MAX_SIZE = int(os.environ.get("JOB_FILE_MAX_SIZE") or 10 << 20)
+# Git repositories (extras/git-repositories): where their clones live, the URL schemes their
+# remotes may use (`file` only where listed: a path on this server), and the bounds of one sync.
+GIT_ROOT = Path(os.environ.get("GIT_ROOT") or DATA_DIR / "git")
+GIT_REMOTE_SCHEMES = env_list("GIT_REMOTE_SCHEMES", "http,https,ssh")
+GIT_TIMEOUT = float(os.environ.get("GIT_TIMEOUT") or 300)  # seconds for one git command
+GIT_MAX_SIZE = int(os.environ.get("GIT_MAX_SIZE") or 200 << 20)  # bytes of one clone, history included
+GIT_MAX_FILE_SIZE = int(os.environ.get("GIT_MAX_FILE_SIZE") or 1 << 20)  # bytes of one file loaded

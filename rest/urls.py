@@ -44,12 +44,19 @@ def _extras(model: str, make):
     return lambda: make(resource_for(apps.get_model("extras", model)))
 
 
+def _git_sync():
+    from inventory.extras.gitapi import sync_endpoint
+
+    return sync_endpoint()
+
+
 # Paths below an object's detail path: name -> endpoint factory.
 SUB_ENDPOINTS = {
     "extras/dynamic-groups": {"members": _group_members},
     "extras/secrets": {
         "check": _extras("Secret", lambda r: objectviews.ObjectValueEndpoint(r, "secret_check"))
     },
+    "extras/git-repositories": {"sync": _git_sync},
     "extras/graphql-queries": {
         "run": _extras("GraphQLQuery", lambda r: objectviews.RunQueryEndpoint(r, "query"))
     },

@@ -16,6 +16,7 @@ class ExtrasConfig(AppConfig):
             configcontexts,
             contacts,
             customfields,
+            gitapi,
             groups,
             metadata,
             relationships,
@@ -26,6 +27,7 @@ class ExtrasConfig(AppConfig):
         customfields.connect()
         relationships.connect()
         on_delete(groups.forget_deleted)
+        on_delete(gitapi.forget_deleted)
         extend_filters(groups.group_filters)
         contacts.connect()
         metadata.connect()

@@ -14,7 +14,7 @@ from queryengine.registry import (
     register,
 )
 
-from . import graphql, tagging
+from . import gitapi, graphql, tagging
 from .contacts import CONTACT_FILTERS, TEAM_FILTERS
 from .contacts import association_labels as contact_association_labels
 from .groups import static_member_labels
@@ -33,6 +33,7 @@ from .models import (
     DynamicGroupMembership,
     ExportTemplate,
     ExternalIntegration,
+    GitRepository,
     GraphQLQuery,
     MetadataChoice,
     MetadataType,
@@ -278,6 +279,20 @@ register(
                 ("true", "false"),
             )
         },
+    )
+)
+register(
+    Resource(
+        GitRepository,
+        "extras/git-repositories",
+        search=("name", "remote_url", "branch"),
+        # Set by syncs, never by clients (the reference's serializer makes it read-only).
+        read_only=("current_head",),
+        hidden=("provided_contents",),
+        computed={"provided_contents": gitapi.PROVIDED},
+        filters={"provided_contents": gitapi.PROVIDING},
+        notes=True,
+        legacy=Legacy(only=()),  # the slug is a field of every version (it names the clone)
     )
 )
 register(

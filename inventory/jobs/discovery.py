@@ -17,7 +17,12 @@ from django.db import transaction
 from .base import Job as JobClass
 from .base import JobButtonReceiver, JobHookReceiver
 
-BUILT_IN_MODULES = ("inventory.jobs.builtin", "inventory.jobs.groups", "inventory.data_validation.jobs")
+BUILT_IN_MODULES = (
+    "inventory.jobs.builtin",
+    "inventory.jobs.groups",
+    "inventory.data_validation.jobs",
+    "inventory.jobs.datasources",
+)
 DEFAULT_QUEUE = "default"
 BASES = (JobClass, JobHookReceiver, JobButtonReceiver)
 # Attributes copied from the class unless an administrator overrode them (`<name>_override`).

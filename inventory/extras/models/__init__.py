@@ -33,6 +33,7 @@ from .data import (
     key_from_label,
     key_validator,
 )
+from .datasources import PROVIDED_CONTENTS, GitRepository
 from .groups import (
     GROUP_OPERATORS,
     GROUP_TYPES,
@@ -55,6 +56,8 @@ from .secrets import ACCESS_TYPES, SECRET_TYPES, Secret, SecretsGroup, SecretsGr
 from .webhooks import HTTP_METHODS, Webhook
 
 __all__ = [
+    "PROVIDED_CONTENTS",
+    "GitRepository",
     "HTTP_METHODS",
     "ExternalIntegration",
     "Webhook",

@@ -1,0 +1,270 @@
+"""Fetching a Git repository with the `git` command: a fixed argument list (no shell), a time
+limit per command, a size limit on the clone, only the URL schemes the operator allows, and the
+repository's credentials passed in the environment of the one process that needs them, never in
+an argument, a URL, a file or a message.
+
+A clone lives at GIT_ROOT/<slug>; a sync fetches every branch and tag into it and checks the
+wanted commit out detached. Hooks never run, symbolic links are checked out as plain files (and
+skipped by the loaders), and received objects are checked (`fsckObjects`), so a tree naming
+`..` or `.git` is refused before anything is written."""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+HEXSHA = re.compile(r"^[0-9a-fA-F]{4,40}$")
+# userinfo in a URL (`https://user:token@host`): never shown in a message.
+USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+POLL = 0.2  # seconds between looks at a running command's clone size
+
+
+class GitError(Exception):
+    """A git command failed; the message is safe to log (no credentials)."""
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """A message without credentials: URL userinfo and any secret value are masked."""
+    text = USERINFO.sub(r"\1***@", str(text))
+    for secret in secrets:
+        if secret and len(secret) >= 3:
+            text = text.replace(secret, "***")
+    return text
+
+
+def shown_url(url: str) -> str:
+    return redact(url)
+
+
+def allowed_schemes() -> list[str]:
+    return [s.lower() for s in settings.GIT_REMOTE_SCHEMES]
+
+
+def _config(credentials: tuple[str, str] | None) -> list[tuple[str, str]]:
+    """Settings for every command, given through the environment (GIT_CONFIG_*)."""
+    entries = [
+        ("core.hooksPath", os.devnull),  # no hook ever runs
+        ("core.symlinks", "false"),  # links are checked out as files holding their target
+        ("core.fsmonitor", "false"),
+        ("core.protectNTFS", "true"),
+        ("core.protectHFS", "true"),
+        ("fetch.fsckObjects", "true"),
+        ("transfer.fsckObjects", "true"),
+        ("submodule.recurse", "false"),
+        ("credential.helper", ""),
+        ("protocol.allow", "never"),
+        *((f"protocol.{scheme}.allow", "always") for scheme in allowed_schemes()),
+        ("safe.directory", "*"),
+    ]
+    if credentials is not None:
+        user, token = credentials
+        pair = base64.b64encode(f"{user or token}:{token if user else ''}".encode()).decode()
+        entries.append(("http.extraHeader", f"Authorization: Basic {pair}"))
+    return entries
+
+
+def environment(credentials: tuple[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a git command: nothing inherited beyond PATH, no prompt, no
+    user or system configuration, only the allowed transports."""
+    env = {
+        "PATH": os.environ.get("PATH") or "/usr/bin:/bin",
+        "HOME": str(settings.GIT_ROOT),
+        "LC_ALL": "C",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "/bin/false",
+        "SSH_ASKPASS": "/bin/false",
+        "GIT_SSH_COMMAND": "ssh -o BatchMode=yes",
+        "GIT_ALLOW_PROTOCOL": ":".join(allowed_schemes()),
+        "GIT_PROTOCOL_FROM_USER": "0",
+    }
+    entries = _config(credentials)
+    env["GIT_CONFIG_COUNT"] = str(len(entries))
+    for index, (key, value) in enumerate(entries):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    return env
+
+
+def tree_size(path: Path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            with suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+def run(
+    args: list[str],
+    cwd: Path,
+    credentials: tuple[str, str] | None = None,
+    watch: Path | None = None,
+    secrets: tuple[str, ...] = (),
+) -> str:
+    """Run `git <args>` in `cwd`; its standard output, or GitError naming what failed. A
+    command past GIT_TIMEOUT, or whose clone (`watch`) grows past GIT_MAX_SIZE, is killed."""
+    command = ["git", *args]
+    try:
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=environment(credentials),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise GitError(f"git could not be started: {exc.strerror}") from None
+    deadline = time.monotonic() + settings.GIT_TIMEOUT
+    problem = None
+    while True:
+        try:
+            out, err = process.communicate(timeout=POLL)
+            break
+        except subprocess.TimeoutExpired:
+            if time.monotonic() > deadline:
+                problem = f"git {args[0]} took longer than {settings.GIT_TIMEOUT:g} seconds (GIT_TIMEOUT)"
+            elif watch is not None and tree_size(watch) > settings.GIT_MAX_SIZE:
+                problem = f"the repository is larger than {settings.GIT_MAX_SIZE} bytes (GIT_MAX_SIZE)"
+            if problem:
+                process.kill()
+                process.communicate()
+                raise GitError(problem) from None
+    if process.returncode != 0:
+        message = err.decode("utf8", "replace").strip().splitlines()
+        detail = " ".join(line.strip() for line in message[-3:]) or f"exit status {process.returncode}"
+        raise GitError(redact(f"git {args[0]} failed: {detail}", secrets))
+    return out.decode("utf8", "replace")
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """One sync of a clone at a time on this machine (two workers may take two syncs)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.parent / f".{path.name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def check_remote(url: str) -> None:
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in allowed_schemes():
+        raise GitError(
+            f"URL scheme {scheme!r} is not allowed for Git repositories; allowed: {', '.join(allowed_schemes())}."
+        )
+
+
+def fetch(path: Path, url: str, ref: str, credentials: tuple[str, str] | None = None) -> str:
+    """Bring the clone at `path` up to date with `url` and check out `ref` (a branch, tag or
+    commit): the commit's full hash."""
+    check_remote(url)
+    secrets = tuple(c for c in credentials or () if c)
+    if not (path / ".git").is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        run(["init", "--quiet"], path)
+    refspecs = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"]
+    options = ["--quiet", "--no-tags", "--force", "--prune", "--no-recurse-submodules"]
+    run(["fetch", *options, "--", url, *refspecs], path, credentials, watch=path, secrets=secrets)
+    commit = resolve(path, ref)
+    if commit is None and HEXSHA.match(ref):  # a commit no branch or tag names: asked for by hash
+        with suppress(GitError):
+            run(["fetch", *options, "--", url, ref], path, credentials, watch=path, secrets=secrets)
+        commit = resolve(path, ref, hashes=True)
+    if commit is None:
+        raise GitError(f'No branch, tag or commit "{ref}" in the repository')
+    checkout(path, commit)
+    return commit
+
+
+def resolve(path: Path, ref: str, hashes: bool = False) -> str | None:
+    candidates = [f"refs/remotes/origin/{ref}", f"refs/tags/{ref}"]
+    if hashes or HEXSHA.match(ref):
+        candidates.append(ref)
+    for candidate in candidates:
+        try:
+            found = run(["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"], path).strip()
+        except GitError:
+            continue
+        if found:
+            return found
+    return None
+
+
+def checkout(path: Path, commit: str) -> None:
+    run(["checkout", "--quiet", "--force", "--detach", commit], path)
+    run(["clean", "-ffdxq"], path)
+    size = tree_size(path)
+    if size > settings.GIT_MAX_SIZE:
+        raise GitError(f"the repository is larger than {settings.GIT_MAX_SIZE} bytes (GIT_MAX_SIZE)")
+
+
+def symbolic_links(path: Path) -> set[str]:
+    """Paths (relative, `/`-separated) the checked-out tree holds as links or submodules."""
+    listing = run(["ls-files", "--stage", "-z"], path)
+    found = set()
+    for entry in listing.split("\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition("\t")
+        if meta.split(" ", 1)[0] in ("120000", "160000"):
+            found.add(name)
+    return found
+
+
+def head(path: Path) -> str | None:
+    try:
+        return run(["rev-parse", "--verify", "--quiet", "HEAD"], path).strip() or None
+    except GitError:
+        return None
+
+
+def discard(path: Path) -> None:
+    """Remove a clone (its repository was deleted)."""
+    shutil.rmtree(path, ignore_errors=True)
+    with suppress(OSError):
+        (path.parent / f".{path.name}.lock").unlink()
+
+
+def credentials_of(repository, report) -> tuple[str, str] | None:
+    """(username, token) of the repository's secrets group for HTTP(S), as the reference reads
+    them: a token alone is sent as the user name. Values are never logged; a secret that cannot be
+    read is reported by name."""
+    from .models import SecretsGroupAssociation
+    from .secrets import SecretError, read_value
+
+    group = repository.secrets_group
+    if group is None:
+        return None
+    found = {}
+    associations = SecretsGroupAssociation.objects.filter(
+        secrets_group=group, access_type="HTTP(S)", secret_type__in=("token", "username")
+    ).select_related("secret")
+    for association in associations:
+        try:
+            found[association.secret_type] = read_value(association.secret)
+        except SecretError as exc:
+            raise GitError(str(exc)) from None
+    if "token" not in found:
+        report.warning(
+            f"HTTP Token not found for secrets group {group} associated with repository {repository}"
+        )
+        return None
+    return found.get("username", ""), found["token"]
