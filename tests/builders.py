@@ -35,6 +35,7 @@ from .controllers_sample import build_controllers
 from .data_validation_sample import build_data_validation
 from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
+from .git_sample import build_git
 from .ipam_sample import build_ipam_more
 from .jobs_sample import build_jobs
 from .load_balancers_sample import build_load_balancers
@@ -188,6 +189,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     vpn = build_vpn(s, {**dcim, **more, **ipam, **extras, Tenant: tenants})
     data_validation = build_data_validation(s, tenants)
     load_balancers = build_load_balancers(s, {**dcim, **ipam, **cloud, Tenant: tenants})
+    git = build_git(s, {**extras, Tag: tags})
     return {
         **build_changes(s, owner, tenants),
         **build_webhooks(s),
@@ -205,6 +207,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         **vpn,
         **data_validation,
         **load_balancers,
+        **git,
         Tag: tags,
         Role: roles,
         Status: statuses,

@@ -148,7 +148,7 @@ def test_create_update_and_validation(api, origin):
     body = create(
         api,
         name="Site configs",
-        remote_url="https://git.example.com/netops/configs.git",
+        remote_url="https://git.example.com/netops/site-configs.git",
         provided_contents=["extras.exporttemplate", "extras.configcontext", "extras.configcontext"],
         current_head="0" * 40,
     )
@@ -204,7 +204,7 @@ def test_create_update_and_validation(api, origin):
     create(api, name="jobs only", remote_url=body["remote_url"], provided_contents=["extras.job"])
     found = api.json(REPOS, {"provided_contents": "extras.job"})["results"]
     assert [r["name"] for r in found] == ["jobs only"]
-    assert api.json(REPOS, {"q": "git.example"})["count"] == 2
+    assert api.json(REPOS, {"q": "netops/site-configs"})["count"] == 2
     options = api.client.options(REPOS).json()["actions"]["POST"]
     assert options["provided_contents"]["type"] == "multiple choice"
     assert [c["value"] for c in options["provided_contents"]["choices"]] == [

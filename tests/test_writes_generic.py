@@ -349,6 +349,15 @@ def _fresh_schedule(body: dict, suffix: str) -> dict:
     }
 
 
+def _fresh_remote(body: dict, suffix: str) -> dict:
+    """Repositories on one remote may not provide the same contents, and a slug is an identifier
+    given once: a copy has a remote of its own and the slug its name gives."""
+    if not suffix:
+        return body
+    copy = {key: value for key, value in body.items() if key != "slug"}
+    return {**copy, "remote_url": f"https://git.example.com/fresh{next(_numbers)}.git"}
+
+
 # Models whose copies need more than new unique values to be valid (values that must be free).
 FRESH = {
     # A compliance result is one per object and attribute: a copy is about another object.
@@ -393,6 +402,7 @@ FRESH = {
     "ipam.IPAddressRange": _free_span,
     "vpn.VPNTermination": _fresh_terminated_vlan,
     "vpn.VPNTunnelEndpoint": _fresh_endpoint_source,
+    "extras.GitRepository": _fresh_remote,
     # A VRF is on one device, machine or context: a copy goes on a fresh device alone.
     "ipam.VRFDeviceAssignment": lambda body, suffix: {
         **body,

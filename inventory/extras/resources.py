@@ -144,7 +144,8 @@ register(
         legacy=Legacy(nested=("content_type", "label"), renamed={"slug": "key"}),
     )
 )
-OWNER = {"owner": ("owner_content_type", "owner_object_id")}
+# What a Git repository provides names it as its owner (nested by depth, as the reference).
+OWNER = {"owner": ("owner_content_type", "owner_object_id", ("extras.gitrepository",))}
 register(Resource(ConfigContextSchema, "extras/config-context-schemas", generic=OWNER))
 register(
     Resource(

@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
                 ('name', models.CharField(max_length=255, unique=True)),
                 ('slug', models.SlugField(blank=True, help_text='Internal field name. Please use underscores rather than dashes in this key.', max_length=100, unique=True)),
                 ('remote_url', models.CharField(help_text="The remote's URL, of a scheme the server fetches from (by default http, https and ssh)", max_length=255, validators=[inventory.extras.models.datasources.GitRemoteValidator()])),
-                ('branch', models.CharField(default='main', help_text='Branch, tag, or commit', max_length=255)),
+                ('branch', models.CharField(default='main', help_text='Branch, tag, or commit', max_length=255, validators=[inventory.extras.models.datasources.validate_ref])),
                 ('current_head', models.CharField(blank=True, default='', help_text='Commit hash of the most recent fetch from the selected branch. Used for syncing between workers.', max_length=48)),
                 ('provided_contents', models.JSONField(blank=True, default=list)),
                 ('secrets_group', models.ForeignKey(blank=True, default=None, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='git_repositories', to='extras.secretsgroup')),

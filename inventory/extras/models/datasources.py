@@ -72,6 +72,13 @@ def ref_problem(value, field_name: str = "branch") -> str | None:
     return None
 
 
+def validate_ref(value) -> None:
+    """A field validator: a branch git could take as an option is refused before clean()."""
+    problem = ref_problem(value)
+    if problem:
+        raise ValidationError(problem, code="invalid")
+
+
 def hexsha_problem(value, field_name: str = "current_head") -> str | None:
     if not value:
         return None
@@ -129,7 +136,9 @@ class GitRepository(PrimaryModel):
         validators=[GitRemoteValidator()],
         help_text="The remote's URL, of a scheme the server fetches from (by default http, https and ssh)",
     )
-    branch = models.CharField(max_length=255, default="main", help_text="Branch, tag, or commit")
+    branch = models.CharField(
+        max_length=255, default="main", validators=[validate_ref], help_text="Branch, tag, or commit"
+    )
     current_head = models.CharField(
         max_length=48,
         default="",
@@ -179,12 +188,9 @@ class GitRepository(PrimaryModel):
     def clean(self):
         super().clean()
         errors = {}
-        for field_name, problem in (
-            ("branch", ref_problem(self.branch)),
-            ("current_head", hexsha_problem(self.current_head)),
-        ):
-            if problem:
-                errors[field_name] = [problem]
+        problem = hexsha_problem(self.current_head)
+        if problem:
+            errors["current_head"] = [problem]
         if not self.slug:
             self.slug = slug_from_name(self.name)
         stored = getattr(self, "_stored", None)
