@@ -69,6 +69,27 @@ class Origin:
         return git(self.work, "rev-parse", "HEAD")
 
 
+def forged_commit(origin: Origin, directory: str, name: str, content: bytes) -> None:
+    """A commit whose tree has an entry `git add` would never make (`..`), pushed as is."""
+    import binascii
+
+    def store(kind: str, data: bytes) -> str:
+        done = subprocess.run(
+            ["git", "hash-object", "-t", kind, "-w", "--literally", "--stdin"],
+            cwd=origin.bare,
+            input=data,
+            capture_output=True,
+            check=True,
+        )
+        return done.stdout.decode().strip()
+
+    blob = store("blob", content)
+    inner = store("tree", f"100644 {name}\0".encode() + binascii.unhexlify(blob))
+    top = store("tree", f"40000 {directory}\0".encode() + binascii.unhexlify(inner))
+    commit = git(origin.bare, "commit-tree", top, "-m", "forged")
+    git(origin.bare, "update-ref", "refs/heads/main", commit)
+
+
 @pytest.fixture
 def eager():
     from config.celery import app as celery_app
@@ -362,6 +383,29 @@ def test_links_out_of_the_repository_are_ignored(api, origin, tmp_path):
     assert "hunter2" not in json.dumps(list(ConfigContext.objects.values_list("data", flat=True)))
 
 
+def test_a_tree_naming_dot_dot_is_refused_whole(api, origin, tmp_path):
+    """A forged tree entry `..` (a path out of the clone) is refused as the objects arrive:
+    the sync fails in its log, nothing is checked out or written."""
+    forged_commit(origin, "config_contexts", "..", json.dumps({"_metadata": {"name": "evil"}}).encode())
+    repository = create(api, name="forged", remote_url=origin.url, provided_contents=ALL)
+    result, logs = sync(api, repository)
+    assert result.status == "FAILURE"
+    assert any("git fetch failed" in m and "hasDotdot" in m for level, m in logs if level == "error"), logs
+    assert not ConfigContext.objects.filter(name="evil").exists()
+    clone = GitRepository.objects.get(pk=repository["id"]).filesystem_path
+    assert not (clone / "config_contexts").exists() and not (clone.parent / "evil").exists()
+
+
+def test_a_repository_past_the_size_limit_is_given_up(api, origin, settings):
+    origin.commit({"config_contexts/big.json": json.dumps({"_metadata": {"name": "big"}, "x": "y" * 50000})})
+    settings.GIT_MAX_SIZE = 20000
+    repository = create(api, name="big", remote_url=origin.url, provided_contents=ALL)
+    result, logs = sync(api, repository)
+    assert result.status == "FAILURE"
+    assert ("error", "the repository is larger than 20000 bytes (GIT_MAX_SIZE)") in logs
+    assert not ConfigContext.objects.filter(name="big").exists()
+
+
 def test_credentials_stay_out_of_logs_and_clone(api, origin, monkeypatch):
     token = "tok-9f8e7d6c5b4a"
     monkeypatch.setenv("GIT_SYNC_TOKEN", token)
@@ -447,3 +491,9 @@ def test_graphql_csv_and_change_log(api, origin):
     assert text.splitlines()[0].startswith("name,display,id,") and "configs" in text
     changes = api.json("/api/extras/object-changes/", {"changed_object_id": repository["id"]})["results"]
     assert [c["action"]["value"] for c in changes] == ["create"]
+    job = api.json("/api/extras/jobs/", {"name": "Git Repository: Sync"})["results"][0]
+    assert (job["grouping"], job["job_class_name"], job["enabled"]) == (
+        "System Jobs",
+        "GitRepositorySync",
+        True,
+    )
