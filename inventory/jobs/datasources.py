@@ -79,4 +79,3 @@ class GitRepositorySync(Job):
         finally:
             report.replay(self.logger)
         self.logger.info("Data refresh from %s complete!", repository, extra={"object": repository})
-        return {"current_head": repository.current_head}
