@@ -8,10 +8,10 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
 
-    replaces = [('extras', '0021_git_repositories')]
+    replaces = [('extras', '0022_git_repositories')]
 
     dependencies = [
-        ('extras', '0020_external_integrations'),
+        ('extras', '0021_saved_views'),
     ]
 
     operations = [

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('extras', '0020_external_integrations'),
+        ('extras', '0021_saved_views'),
     ]
 
     operations = [
