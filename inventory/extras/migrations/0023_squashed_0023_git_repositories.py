@@ -8,10 +8,10 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
 
-    replaces = [('extras', '0022_git_repositories')]
+    replaces = [('extras', '0023_git_repositories')]
 
     dependencies = [
-        ('extras', '0021_saved_views'),
+        ('extras', '0022_approval_workflows'),
     ]
 
     operations = [

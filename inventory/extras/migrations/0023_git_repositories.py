@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('extras', '0021_saved_views'),
+        ('extras', '0022_approval_workflows'),
     ]
 
     operations = [
