@@ -26,6 +26,10 @@ Sections:
   graphql 50 devices x 24 interfaces x an address: nested GraphQL lists (devices > interfaces >
           addresses, 1000 interfaces > device and addresses, a location tree with device counts)
           against the REST lists of the same rows (benchmarks/nested.py)
+  apps    every list of the newer applications (cloud, wireless, VPN, load balancers, data
+          validation, newer extras) at depth 0 and 1 against the floor, beside the location list,
+          on 100 copies of the test sample, and SQL per page at two page sizes (benchmarks/apps.py);
+          not in the default sections
   jobs    job enqueue-to-start latency through a Redis broker (BENCH_REDIS_URL) and a real worker,
           p50 and p99 over 300 runs (benchmarks/jobs.py); not in the default sections
 """
@@ -402,6 +406,7 @@ def main() -> None:
             "v1": lambda: bench_v1(rows),
             "graphql": lambda: __import__("nested").bench_graphql(),
             "jobs": lambda: __import__("jobs").bench_jobs(),
+            "apps": lambda: __import__("apps").bench_apps(),
         }[section]()
 
 

@@ -19,11 +19,12 @@ from inventory.jobs.approvals import (
     ApprovalWorkflowStageResponse,
 )
 from inventory.jobs.models import Job, ScheduledJob
+from tests.copies import copy_number
 
 
 def build_approvals(s: str, owner, other, jobs: dict, groups: list) -> dict[type, list]:
     kind = ContentType.objects.get_for_model(ScheduledJob)
-    base = 100 * len(s)  # a second sample's weights differ: one weight per content type
+    base = 100 * copy_number(s)  # another sample's weights differ: one weight per content type
     audit = jobs[Job][0]
     definitions = [
         # Runs of the sample's reboot job: the other tests' runs need no approval.

@@ -14,12 +14,13 @@ from inventory.wireless.models import (
     SupportedDataRate,
     WirelessNetwork,
 )
+from tests.copies import copy_number
 
 
 def build_wireless(s: str, sample: dict) -> dict[type, list]:
     campus, floor, leafs = sample[ControllerManagedDeviceGroup]
     # Rates are unique by standard and rate: a second sample (suffix) takes others.
-    shift = len(s)
+    shift = copy_number(s)
     rates = [
         SupportedDataRate.objects.create(standard="802.11ac", rate=200000 + shift, mcs_index=4),
         SupportedDataRate.objects.create(standard="802.11ax", rate=574000 + shift, mcs_index=5),
