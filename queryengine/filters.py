@@ -316,8 +316,15 @@ def parse_content_type(value: str):
         raise ValueError(_invalid_choice(value)) from None
 
 
-def resolve_related(model: type[models.Model], natural_key: str | None, values: list[str], name: str) -> list:
-    """Primary keys of `model` objects named by UUID or natural key; unknown values are an error."""
+def resolve_related(
+    model: type[models.Model],
+    natural_key: str | None,
+    values: list[str],
+    name: str,
+    choices: dict | None = None,
+) -> list:
+    """Primary keys of `model` objects named by UUID or natural key, among those `choices`
+    lookups select; unknown values are an error."""
     by_id, by_key = [], []
     # Django's own models (groups) are named by integer ids.
     integer = isinstance(model._meta.pk, models.IntegerField)
@@ -334,7 +341,9 @@ def resolve_related(model: type[models.Model], natural_key: str | None, values: 
     if slug != "pk":
         query |= Q(slug__in=by_key)
     columns = ("pk", natural_key or "pk", slug)
-    rows = list(model.objects.filter(query).values_list(*columns)) if by_id or by_key else []
+    rows = (
+        list(model.objects.filter(query, **(choices or {})).values_list(*columns)) if by_id or by_key else []
+    )
     found_ids = {str(pk) for pk, _, _ in rows}
     found_keys = {str(key) for _, *keys in rows for key in keys}
     missing = [
@@ -376,7 +385,8 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                 if f.lookup == "isnull":
                     queryset = within(queryset, f.q(resource, values))
                     continue
-                pks = resolve_related(target, natural_key, values, name)
+                choices = resource.filter_choices.get(name.split("__")[0])
+                pks = resolve_related(target, natural_key, values, name, choices)
                 match = Q(**{f"{f.path}__in": pks})
                 queryset = queryset.exclude(match) if f.negate else within(queryset, match)
             elif f.kind == "custom_fields":

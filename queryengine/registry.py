@@ -257,6 +257,9 @@ class Resource:
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
     # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter.
     relations: dict[str, str] = field(default_factory=dict)
+    # Filters by a related object that name only some of its objects: filter -> their lookups
+    # (a tunnel endpoint's `tunnel_interface` takes tunnel interfaces: {"type": "tunnel"}).
+    filter_choices: dict[str, dict] = field(default_factory=dict)
     # Objects usable only on the models their `content_types` name (statuses, roles, tags).
     scoped_by_content_types: bool = False
     # Fields whose statuses, roles or tags are not limited to this model (a config context's

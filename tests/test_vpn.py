@@ -304,3 +304,20 @@ class TestTerminations:
         assert [r["assigned_object_type"] for r in rows] == ["virtualization.vminterface"]
         assert len(api.json(TERMINATIONS, {"vpn": "metro-line"})["results"]) == 2
         assert Device.objects.exists()
+
+
+def test_tunnel_interface_filter_takes_tunnel_interfaces(api, sample):
+    """As the reference's filter: it names tunnel interfaces only (writes take any interface)."""
+    endpoint = VPNTunnelEndpoint.objects.exclude(tunnel_interface=None).first()
+    interface = endpoint.tunnel_interface
+    path = f"{ENDPOINTS}?tunnel_interface={interface.pk}"
+    status, errors = send(api, "get", path)
+    assert interface.type != "tunnel" and status == 400
+    assert errors == {
+        "tunnel_interface": [f"Select a valid choice. {interface.pk} is not one of the available choices."]
+    }
+    Interface.objects.filter(pk=interface.pk).update(type="tunnel")
+    assert [row["id"] for row in api.json(path)["results"]] == [str(endpoint.pk)]
+    query = f'{{ vpn_tunnel_endpoints(tunnel_interface: ["{interface.pk}"]) {{ id }} }}'
+    data = api.post("/api/graphql/", {"query": query}).json()
+    assert data["data"]["vpn_tunnel_endpoints"] == [{"id": str(endpoint.pk)}]

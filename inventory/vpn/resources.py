@@ -140,6 +140,7 @@ register(
         read_only=("name",),
         search=("device__name", "source_interface__name", "source_fqdn"),
         natural_key=None,
+        filter_choices={"tunnel_interface": {"type": "tunnel"}},
         relations={
             "endpoint_a_vpn_tunnels": "endpoint_a_vpn_tunnels",
             "endpoint_z_vpn_tunnels": "endpoint_z_vpn_tunnels",
