@@ -329,3 +329,12 @@ GIT_REMOTE_SCHEMES = env_list("GIT_REMOTE_SCHEMES", "http,https,ssh")
 GIT_TIMEOUT = float(os.environ.get("GIT_TIMEOUT") or 300)  # seconds for one git command
 GIT_MAX_SIZE = int(os.environ.get("GIT_MAX_SIZE") or 200 << 20)  # bytes of one clone, history included
 GIT_MAX_FILE_SIZE = int(os.environ.get("GIT_MAX_FILE_SIZE") or 1 << 20)  # bytes of one file loaded
+
+# Uploaded files (image attachments) are kept below MEDIA_ROOT (a volume every server shares when
+# several machines serve the API), under names the service makes, and served at MEDIA_URL only to
+# users who may see the objects they belong to (rest/media.py), never as public static files. An
+# image of more than IMAGE_FILE_MAX_BYTES is refused (400); a request body of more than
+# MAX_REQUEST_BODY_BYTES, files included, is refused whole (413).
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or DATA_DIR / "media")
+MEDIA_URL = "/media/"
+IMAGE_FILE_MAX_BYTES = int(os.environ.get("IMAGE_FILE_MAX_BYTES") or 10 << 20)

@@ -42,7 +42,7 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from . import customschema, jsonsql, listplans, naturalslug, prepared, query, together
+from . import customschema, jsonsql, listplans, naturalslug, prepared, query, together, uploads
 from .documents import GENERIC_MARK
 from .filters import CUSTOM_FIELD_PREFIX
 from .jsonsql import JsonText, PyText
@@ -52,6 +52,7 @@ from .registry import (
     COMPUTED,
     CONTENT_TYPE,
     DERIVED,
+    FILE,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -332,6 +333,8 @@ class ObjectPlan:
             return text.sql(jsonsql.or_null(jsonsql.JsonString(label)))
         if spec.kind == GENERIC:
             return self.generic_field(text, spec, node)
+        if spec.kind == FILE:  # its URL, beside the base URL (B) the plan is run with
+            return self.value(text, f"{self.constant(uploads.url)}(B, {self.col(name)})")
         if spec.kind in LIST_KINDS:
             return self.list_field(text, name, list_relation(resource, name), node)
         if spec.choices is not None:

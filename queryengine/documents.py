@@ -22,6 +22,7 @@ from .registry import (
     COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
+    FILE,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -76,7 +77,7 @@ def selection(
             # Loaded values (a cable's connectors) show at the top level only, as the reference's.
             if top and (spec.name in resource.loaded or spec.name in many):
                 parts.append(f"{spec.name}(depth: {depth})")
-        elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
+        elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED, FILE):
             parts.append(spec.name)
         elif spec.kind == GENERIC:
             parts.append(f"{spec.name} {{ {_generic(spec, depth if top else 0)} }}")

@@ -29,7 +29,7 @@ from graphql import (
     validate,
 )
 
-from . import customschema
+from . import customschema, uploads
 from .compiler import Plan, compile_document
 from .documentcache import DocumentCache
 from .limits import parse_within_limits
@@ -215,12 +215,14 @@ def run(
     # The first attempt leaves unique values to the database's indexes (batches.Batch): one query
     # less per unique constraint; a clash is an IntegrityError and the next attempt names it.
     # A change record goes to the database with the write's next statement (prepared.deferring).
+    # Files an attempt stored go with it when it rolls back (uploads.kept_if_committed).
     for attempt in range(CONFLICT_ATTEMPTS):
         context.first_attempt = attempt == 0
-        with transaction.atomic(), deferring(connection):
+        with uploads.kept_if_committed() as stored, transaction.atomic(), deferring(connection):
             result = _execute(prepared, variables, context, operation_name, compiled)
             if result.errors:
                 transaction.set_rollback(True)
+                stored.remove()
         if attempt + 1 == CONFLICT_ATTEMPTS or not any(
             isinstance(e.original_error, IntegrityError) for e in result.errors or ()
         ):

@@ -19,6 +19,7 @@ from .registry import (
     CONTENT_TYPES,
     CREATED_DATE,
     DERIVED,
+    FILE,
     FOREIGN_KEY,
     MANY_TO_MANY,
     REVERSE,
@@ -68,7 +69,7 @@ def top_fields(resource: Resource, version: str, many: frozenset[str] = frozense
         if spec.kind == INCLUDED_KIND:
             if name in resource.loaded or name in many or spec.legacy:
                 shown.append(Shown(key, name, INCLUDED, spec))
-        elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED):
+        elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED, FILE):
             shown.append(Shown(key, name, VALUE, spec))
         elif spec.kind == GENERIC_KIND:
             targets = tuple(spec.target_resources)

@@ -34,6 +34,9 @@ SCALAR, FOREIGN_KEY, MANY_TO_MANY, CONTENT_TYPE, CONTENT_TYPES, GENERIC, COMPUTE
 # A related object found through other columns (API 1.x: a device's site, the Site-type location
 # at or above its location), read by a page loader.
 DERIVED = "derived"
+# A stored file (a model's FileField): shown as the URL it is served at, written as an upload
+# (queryengine.uploads).
+FILE = "file"
 # Kinds shown as lists of related objects (left out at depth > 0 and, from 3.0, by default).
 LIST_KINDS = (MANY_TO_MANY, CONTENT_TYPES, REVERSE)
 # A generic relation's targets when it may point at an object of any registered type.
@@ -380,6 +383,8 @@ class Resource:
             elif f.many_to_one or f.one_to_one:
                 kind = CONTENT_TYPE if f.related_model is ContentType else FOREIGN_KEY
                 specs.append(FieldSpec(f.name, kind, f, f.related_model))
+            elif isinstance(f, models.FileField):
+                specs.append(FieldSpec(f.name, FILE, f))
             elif f.concrete:
                 specs.append(FieldSpec(f.name, SCALAR, f, legacy=f.name in legacy_only))
         for name in self.reverse_one:
@@ -445,6 +450,11 @@ class Resource:
     @cached_property
     def timestamps(self) -> list[str]:
         return [n for n in ("created", "last_updated") if _has_field(self.model, n) and n not in self.hidden]
+
+    @cached_property
+    def file_fields(self) -> tuple[str, ...]:
+        """The fields holding stored files: writes carrying them are multipart/form-data."""
+        return tuple(spec.name for spec in self.current_fields if spec.kind == FILE)
 
     @property
     def has_custom_fields(self) -> bool:

@@ -15,7 +15,7 @@ from django.contrib.contenttypes.models import ContentType
 from graphene.types.generic import GenericScalar
 from graphene_django import DjangoObjectType
 
-from . import customschema, naturalslug, query, relatedlists
+from . import customschema, naturalslug, query, relatedlists, uploads
 from .documents import GENERIC_MARK
 from .filters import CUSTOM_FIELD_FILTER
 from .registry import (
@@ -23,6 +23,7 @@ from .registry import (
     CONTENT_TYPE,
     CONTENT_TYPES,
     DERIVED,
+    FILE,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -241,6 +242,12 @@ def _field_attrs(resource: Resource) -> dict:
         elif spec.kind == CONTENT_TYPE:
             attrs[name] = graphene.String(
                 resolver=lambda root, info, _n=name: content_type_label(getattr(root, _n))
+            )
+        elif spec.kind == FILE:
+            attrs[name] = graphene.String(
+                resolver=lambda root, info, _n=spec.model_field.attname: uploads.url(
+                    info.context.base_url, getattr(root, _n)
+                )
             )
         elif spec.kind == GENERIC:
             type_field, id_field = spec.columns

@@ -16,6 +16,7 @@ from django.db import connections, models
 from django.db.models import F, OuterRef, ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
 
+from . import uploads
 from .batches import Batch, batchable, constraint_key, prepare_batch
 from .changes import (
     CREATE,
@@ -39,6 +40,7 @@ from .registry import (
     COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
+    FILE,
     FOREIGN_KEY,
     GENERIC,
     MANY_TO_MANY,
@@ -86,7 +88,7 @@ def writable_fields(resource: Resource, legacy: bool = False) -> tuple[WritableF
             continue
         if spec.name == resource.owner_field:
             continue
-        required = spec.kind in (SCALAR, FOREIGN_KEY, CONTENT_TYPE) and not (
+        required = spec.kind in (SCALAR, FOREIGN_KEY, CONTENT_TYPE, FILE) and not (
             f.blank or f.null or f.has_default() or spec.name == resource.owner_default
         )
         found.append(WritableField(spec.name, spec.kind, f, required, spec.target))
@@ -97,13 +99,18 @@ def writable_fields(resource: Resource, legacy: bool = False) -> tuple[WritableF
 def object_references(resource: Resource) -> tuple[tuple[str, str], ...]:
     """The (type field, id field) pairs through which a client names any object (a note's
     `assigned_object_type` and `assigned_object_id`): a content type `<name>_type` written
-    beside `<name>_id`."""
+    beside `<name>_id`, or the written columns of a declared generic relation (an image's
+    `content_type` and `object_id`)."""
     names = {f.name: f.kind for f in writable_fields(resource)}
-    return tuple(
+    pairs = [
         (name, f"{name[: -len('_type')]}_id")
         for name, kind in names.items()
         if kind == CONTENT_TYPE and name.endswith("_type") and f"{name[: -len('_type')]}_id" in names
-    )
+    ]
+    for type_field, id_field, *_targets in resource.generic.values():
+        if names.get(type_field) == CONTENT_TYPE and id_field in names:
+            pairs.append((type_field, id_field))
+    return tuple(dict.fromkeys(pairs))
 
 
 def _attrs_text(attrs: dict) -> str:
@@ -285,6 +292,8 @@ class Writer:
                     many[field.name] = [self.related(field, v) for v in _as_list(value)]
                 elif field.kind == CONTENT_TYPES:
                     many[field.name] = [content_type_of(v) for v in _as_list(value)]
+                elif field.kind == FILE:
+                    uploads.store(instance, field.model_field, value)
                 else:
                     setattr(instance, field.name, self.scalar(field, value))
             except ValueError as exc:
@@ -736,9 +745,19 @@ def delete_reporting(objects: list, user=None) -> None:
     using = objects[0]._state.db
     collector = Collector(using=using, origin=objects[0] if len(objects) == 1 else None)
     collector.collect(objects)
+    # Stored files of deleted objects (an image's) go once the deletion commits.
+    files = [
+        *(
+            found
+            for model, instances in collector.data.items()
+            for found in uploads.files_of(model, instances)
+        ),
+        *(found for fast in collector.fast_deletes for found in uploads.files_of(fast.model, fast)),
+    ]
     hooks = deletion_hooks()
     if not hooks and not recording():
         collector.delete()
+        uploads.remove_on_commit(files)
         return
     deleted: dict = {}
     changes = []
@@ -751,6 +770,7 @@ def delete_reporting(objects: list, user=None) -> None:
         if resource_for(fast.model) is not None:
             deleted.setdefault(fast.model, []).extend(fast.values_list("pk", flat=True))
     collector.delete()
+    uploads.remove_on_commit(files)
     for hook in hooks:
         hook(deleted)
     record(changes, user)

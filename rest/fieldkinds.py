@@ -24,6 +24,8 @@ FIELD_KINDS: list[tuple[type[models.Field], str, dict]] = [
     (models.EmailField, "email", {"type": "string", "format": "email"}),
     (models.CharField, "string", {"type": "string"}),
     (models.TextField, "string", {"type": "string"}),
+    # A stored file reads as the URL it is served at (written as an upload: openapi_schemas).
+    (models.FileField, "file upload", {"type": "string", "format": "uri"}),
 ]
 # Other fields (network addresses and the like) are text in JSON; OPTIONS names them "field".
 OTHER = ("field", {"type": "string"})
@@ -34,7 +36,8 @@ def _kind(model_field: models.Field) -> tuple[str, dict]:
 
 
 def options_type(model_field: models.Field) -> str:
-    return _kind(model_field)[0]
+    """The type OPTIONS names; a field may name its own (an image's "image upload")."""
+    return getattr(model_field, "options_type", None) or _kind(model_field)[0]
 
 
 def json_schema(model_field: models.Field) -> dict:

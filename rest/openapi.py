@@ -34,6 +34,7 @@ from .openapi_schemas import (
     schema_name,
     write_schema,
 )
+from .options import FORM
 
 OPENAPI_VERSION = "3.0.3"
 
@@ -242,13 +243,24 @@ def answers_csv(operation: dict) -> bool:
     return "text/csv" in operation["responses"].get("200", {}).get("content", {})
 
 
-def operation(op_id: str, tag: str, description: str, responses: dict, parameters=(), body=None) -> dict:
+def operation(
+    op_id: str, tag: str, description: str, responses: dict, parameters=(), body=None, form=None
+) -> dict:
+    """An operation; `form`: the one object its body may also be as a multipart/form-data form
+    (objects holding stored files: the form carries the files)."""
     found = {"operationId": op_id, "tags": [tag], "description": description, "responses": responses}
     if parameters:
         found["parameters"] = list(parameters)
     if body is not None:
         found["requestBody"] = {"required": True, "content": json_content(body)}
+    if form is not None:
+        found["requestBody"]["content"][FORM] = {"schema": form}
     return found
+
+
+def form_of(resource: Resource, name: str) -> dict | None:
+    """The schema a form body of the resource's writes takes, where they take forms."""
+    return ref(name) if resource.file_fields else None
 
 
 def one_or_many(schema: dict) -> dict:
@@ -274,6 +286,7 @@ def list_operations(resource: Resource, version: str, op: str, tag: str) -> dict
             f"Create one {resource.model._meta.verbose_name} or, given an array, several (all or none).",
             response(201, one_or_many(ref(name))),
             body=one_or_many(ref(f"{name}Request")),
+            form=form_of(resource, f"{name}Request"),
         ),
         "put": operation(
             f"{op}_bulk_update", tag, f"Replace several {plural}.", response(200, many), body=bulk
@@ -303,7 +316,12 @@ def detail_operations(resource: Resource, version: str, op: str, tag: str) -> di
             shape_parameters(resource, version),
         ),
         "put": operation(
-            f"{op}_update", tag, f"Replace a {single}.", response(200, ref(name)), body=ref(f"{name}Request")
+            f"{op}_update",
+            tag,
+            f"Replace a {single}.",
+            response(200, ref(name)),
+            body=ref(f"{name}Request"),
+            form=form_of(resource, f"{name}Request"),
         ),
         "patch": operation(
             f"{op}_partial_update",
@@ -311,6 +329,7 @@ def detail_operations(resource: Resource, version: str, op: str, tag: str) -> di
             f"Change a {single}.",
             response(200, ref(name)),
             body=ref(f"Patched{name}Request"),
+            form=form_of(resource, f"Patched{name}Request"),
         ),
         "delete": operation(f"{op}_destroy", tag, f"Delete a {single}.", response(204, None)),
     }

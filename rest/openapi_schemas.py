@@ -12,6 +12,7 @@ from queryengine.registry import (
     CONTENT_TYPES,
     CREATED_DATE,
     DERIVED,
+    FILE,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -152,6 +153,7 @@ def read_schema(resource: Resource, top: bool) -> dict:
     return {"type": "object", "properties": properties, "required": required}
 
 
+UPLOADED = "The file itself, sent in a multipart/form-data body; reads show the URL it is served at."
 SHOWN_ONCE = "Shown only in the answer to the request that created the object; null in every other answer."
 WRITTEN_ONCE = "Left out, null or empty: generated when the object is created, kept when it is changed."
 
@@ -164,6 +166,9 @@ def field_read_schema(resource: Resource, spec, top: bool) -> dict | None:
         schema = scalar_schema(spec.model_field)
         if spec.name in resource.shown_once:
             return nullable({**schema, "description": SHOWN_ONCE})
+        return nullable(schema) if spec.model_field.null else schema
+    if spec.kind == FILE:  # the URL the file is served at
+        schema = {"type": "string", "format": "uri"}
         return nullable(schema) if spec.model_field.null else schema
     if spec.kind == COMPUTED:
         output = {"string": {"type": "string"}, "integer": {"type": "integer"}, "object": {}}
@@ -235,6 +240,8 @@ def write_schema(resource: Resource, partial: bool, old: bool = False) -> dict:
             schema = {"type": "string", "description": "<app_label>.<model>", "example": "dcim.device"}
         elif field.kind == CONTENT_TYPES:
             schema = {"type": "array", "items": {"type": "string", "example": "dcim.device"}}
+        elif field.kind == FILE:
+            schema = {"type": "string", "format": "binary", "description": UPLOADED}
         else:
             schema = scalar_schema(field.model_field)
         if field.model_field is not None and field.model_field.null:

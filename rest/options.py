@@ -14,6 +14,7 @@ from queryengine.registry import (
     CONTENT_TYPES,
     CREATED_DATE,
     DERIVED,
+    FILE,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -29,6 +30,7 @@ from .fieldkinds import options_type, value_limits
 
 RENDERS = ["application/json", "text/html"]
 PARSES = ["application/json"]
+FORM = "multipart/form-data"  # what writes of stored files (an image's) are sent as, too
 
 
 def _label(text: str) -> str:
@@ -56,7 +58,7 @@ def field_metadata(model_field: models.Field, kind: str, required: bool, read_on
         "read_only": read_only,
         "label": _label(model_field.verbose_name),
     }
-    if kind == SCALAR:
+    if kind in (SCALAR, FILE):
         meta["type"] = options_type(model_field)
         if model_field.choices:
             meta["type"] = "choice" if getattr(model_field, "shown_as_value", False) else "field"
@@ -65,7 +67,10 @@ def field_metadata(model_field: models.Field, kind: str, required: bool, read_on
         meta["help_text"] = str(model_field.help_text)
     if read_only or model_field.choices or not getattr(model_field, "described_limits", True):
         return meta
-    if isinstance(model_field, models.CharField | models.TextField) and model_field.max_length:
+    if (
+        isinstance(model_field, models.CharField | models.TextField | models.FileField)
+        and model_field.max_length
+    ):
         meta["max_length"] = model_field.max_length
     for bound, limit in value_limits(model_field):
         meta[f"{bound}_value"] = limit
@@ -162,12 +167,18 @@ def describe_fields(resource: Resource, old: bool = False) -> dict:
     return {**fields, **included}
 
 
+def parses(resource: Resource) -> list[str]:
+    """The media types writes of the resource take: JSON, and a multipart form where objects hold
+    stored files (views.write_body parses each)."""
+    return [*PARSES, FORM] if resource.file_fields else PARSES
+
+
 def describe(resource: Resource, context, detail: bool, old: bool = False) -> dict:
     body = {
         "name": resource.verbose_name if detail else _label(resource.model._meta.verbose_name_plural),
         "description": "",
         "renders": RENDERS,
-        "parses": PARSES,
+        "parses": parses(resource),
     }
     actions = {}
     creates = () if detail or not resource.creatable else (("POST", "create"),)

@@ -3,6 +3,7 @@ document, run it on the one schema, and reshape the result into the versioned en
 
 from __future__ import annotations
 
+import io
 import logging
 import uuid
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import DataError, IntegrityError, InternalError, OperationalError
 from django.http import HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 from graphql import GraphQLError
 
@@ -32,7 +34,7 @@ from queryengine.schema import RequestContext
 
 from . import csvformat, etags, exports, legacy, throttle, versioning
 from .auth import AuthenticationFailed, authenticate, no_credentials
-from .options import describe
+from .options import FORM, describe
 from .render import render
 
 # Query parameters that shape the response rather than filter it.
@@ -488,10 +490,10 @@ class ListEndpoint(Endpoint):
         return write(request, self.resource, "update", {"data": body, "partial": partial}), 200
 
     def body(self, request):
-        """JSON, or CSV rows (always a list: CSV cannot tell one object from a list of one)."""
-        content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip()
-        if content_type != csvformat.MEDIA_TYPE:
-            return json_body(request)
+        """JSON, a form (objects with stored files), or CSV rows (always a list: CSV cannot tell
+        one object from a list of one)."""
+        if media_type(request) != csvformat.MEDIA_TYPE:
+            return write_body(request, self.resource)
         try:
             text = request.body.decode(request.encoding or "utf-8")
         except UnicodeDecodeError:
@@ -565,7 +567,7 @@ class DetailEndpoint(Endpoint):
     def update(self, request, key: str, partial: bool):
         pk = self.visible(request, key, writing=True)
         try:
-            body = json_body(request)
+            body = write_body(request, self.resource)
             if not isinstance(body, dict):
                 raise not_an_object(body)
         except ApiError:
@@ -667,6 +669,42 @@ class ScopedListEndpoint(Endpoint):
             return envelope(request, 0, None, 0, []), 200
         require_view(target, request)
         return list_page(request, target, scope_filters), 200
+
+
+def media_type(request) -> str:
+    """The request body's media type, without its parameters."""
+    return request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+
+
+def write_body(request, resource: Resource):
+    """A write's body: JSON or, for objects holding stored files (an image's), a multipart form
+    (options.parses lists both)."""
+    if media_type(request) == FORM and resource.file_fields:
+        return form_body(request)
+    return json_body(request)
+
+
+def form_body(request) -> dict:
+    """A multipart/form-data body as one object: each field's text (a repeated field's, a list of
+    them) and each file as the upload itself, which only a file field takes. The whole request is
+    held to MAX_REQUEST_BODY_BYTES, files included (413)."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+        raise RequestDataTooBig()
+    try:
+        if request.method == "POST" or hasattr(request, "_files"):  # parsed by Django (or a page)
+            fields, files = request.POST, request.FILES
+        else:  # Django parses the forms of POSTs alone
+            stream = io.BytesIO(request._body) if hasattr(request, "_body") else request
+            fields, files = request.parse_file_upload(request.META, stream)
+    except MultiPartParserError as exc:
+        raise detail_error(400, f"Multipart form parse error - {exc}") from None
+    body = {key: values[0] if len(values) == 1 else values for key, values in fields.lists()}
+    body.update({key: uploaded[0] if len(uploaded) == 1 else uploaded for key, uploaded in files.lists()})
+    return body
 
 
 def json_body(request, empty: object = b"null"):

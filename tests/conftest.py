@@ -37,13 +37,18 @@ def _per_worker_settings() -> dict:
     """Parallel runs (pytest-xdist) give each worker process its own test database
     (pytest-django adds the worker's name to it) and, from here, its own data directory: the file
     cache that sign-in and token throttling count in (which each test clears), and the embedded
-    Celery broker's folders. Processes the tests start inherit DATA_DIR unless they set theirs."""
+    Celery broker's folders and the stored files (MEDIA_ROOT, when below it). Processes the tests
+    start inherit DATA_DIR unless they set theirs."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker:
         return {}
     data_dir = Path(django_settings.DATA_DIR) / worker
     os.environ["DATA_DIR"] = str(data_dir)
     changes: dict = {"DATA_DIR": data_dir}
+    if Path(django_settings.MEDIA_ROOT).is_relative_to(django_settings.DATA_DIR):
+        changes["MEDIA_ROOT"] = data_dir / Path(django_settings.MEDIA_ROOT).relative_to(
+            django_settings.DATA_DIR
+        )
     cache = django_settings.CACHES["default"]
     if cache["BACKEND"].endswith("FileBasedCache"):
         changes["CACHES"] = {"default": {**cache, "LOCATION": str(data_dir / "cache")}}

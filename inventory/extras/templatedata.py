@@ -28,11 +28,13 @@ from queryengine.registry import (
     COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
+    FILE,
     FOREIGN_KEY,
     GENERIC,
     MANY_TO_MANY,
     REVERSE,
     SCALAR,
+    Computed,
     Resource,
     resource_for,
 )
@@ -152,6 +154,10 @@ class Relation:
         return self.target.model._default_manager.filter(**{self.field.name: instance.pk})
 
 
+def stored_name(value) -> str | None:
+    return getattr(value, "name", value) or None
+
+
 # Kinds of a template attribute.
 PK, DISPLAY, OBJECT_TYPE, COLUMN, CUSTOM, CALCULATED, RELATED, ONE, MANY, ANY = range(10)
 
@@ -177,6 +183,8 @@ def attributes(resource: Resource) -> dict[str, tuple]:
             table[spec.name] = (COLUMN, spec.model_field.attname)
         elif spec.kind == COMPUTED:
             table[spec.name] = (CALCULATED, spec.computed)
+        elif spec.kind == FILE:  # the stored file's name (text), never the file itself
+            table[spec.name] = (CALCULATED, Computed((spec.model_field.attname,), stored_name))
         elif spec.kind in (FOREIGN_KEY, CONTENT_TYPE) and resource_for(spec.target) is not None:
             if spec.model_field.concrete:
                 table[spec.name] = (RELATED, spec.model_field)
