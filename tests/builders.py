@@ -36,6 +36,7 @@ from .data_validation_sample import build_data_validation
 from .dcim_sample import build_dcim
 from .extras_sample import build_changes, build_extras_data, build_webhooks
 from .git_sample import build_git
+from .images_sample import build_images
 from .ipam_sample import build_ipam_more
 from .jobs_sample import build_jobs
 from .load_balancers_sample import build_load_balancers
@@ -190,6 +191,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
     data_validation = build_data_validation(s, tenants)
     load_balancers = build_load_balancers(s, {**dcim, **ipam, **cloud, Tenant: tenants})
     git = build_git(s, {**extras, Tag: tags})
+    images = build_images(s, {**dcim, Location: [europe, ams, fra, room]})
     return {
         **build_changes(s, owner, tenants),
         **build_webhooks(s),
@@ -208,6 +210,7 @@ def build_sample(owner: User, suffix: str = "") -> dict[type, list]:
         **data_validation,
         **load_balancers,
         **git,
+        **images,
         Tag: tags,
         Role: roles,
         Status: statuses,

@@ -23,11 +23,14 @@ class ExtrasConfig(AppConfig):
             webhooks,
         )
         from .defaults import populate_defaults
+        from .deletions import forget_with_objects
+        from .models import IMAGE_PARENTS, ImageAttachment
 
         customfields.connect()
         relationships.connect()
         on_delete(groups.forget_deleted)
         on_delete(gitapi.forget_deleted)
+        on_delete(forget_with_objects(ImageAttachment, ("content_type", "object_id"), only_for=IMAGE_PARENTS))
         extend_filters(groups.group_filters)
         contacts.connect()
         metadata.connect()

@@ -2,7 +2,7 @@ from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
-from queryengine.filters import parse_bool
+from queryengine.filters import parse_bool, parse_int
 from queryengine.registry import (
     ANY_TYPE,
     Computed,
@@ -21,6 +21,7 @@ from .groups import static_member_labels
 from .metadata import metadata_labels
 from .models import (
     CHANGE_ACTIONS,
+    IMAGE_PARENTS,
     ComputedField,
     ConfigContext,
     ConfigContextSchema,
@@ -35,6 +36,7 @@ from .models import (
     ExternalIntegration,
     GitRepository,
     GraphQLQuery,
+    ImageAttachment,
     MetadataChoice,
     MetadataType,
     Note,
@@ -54,6 +56,7 @@ from .models import (
     UserSavedViewAssociation,
     Webhook,
     contact_label,
+    image_label,
 )
 from .relationships import association_labels, by_key_filters
 from .savedviews import association_scope, saved_view_scope
@@ -332,6 +335,26 @@ register(
         natural_key=None,
         view_permission=False,  # a user reads their own; permissions grant the others
         scope=association_scope,
+    )
+)
+register(
+    Resource(
+        ImageAttachment,
+        "extras/image-attachments",
+        display=Display(("name", "image"), image_label),
+        search=("name",),
+        # Nested by depth as the object it belongs to (a device, a location or a rack).
+        generic={"parent": ("content_type", "object_id", IMAGE_PARENTS)},
+        natural_key=None,
+        filters={
+            "content_type_id": CustomFilter(
+                lambda values: Q(content_type_id__in=values),
+                parse_int,
+                lambda image, values: image.content_type_id in values,
+                lambda images: sorted({str(image.content_type_id) for image in images}),
+            )
+        },
+        legacy=Legacy(nested=("name", "image"), created_is_date=False),
     )
 )
 extend_graphql(query=graphql.query_fields)

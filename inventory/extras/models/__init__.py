@@ -41,6 +41,7 @@ from .groups import (
     DynamicGroupMembership,
     StaticGroupAssociation,
 )
+from .images import IMAGE_PARENTS, ImageAttachment, image_label
 from .integrations import ExternalIntegration
 from .metadata import (
     CONTACT_OR_TEAM,
@@ -60,6 +61,9 @@ __all__ = [
     "GitRepository",
     "HTTP_METHODS",
     "ExternalIntegration",
+    "IMAGE_PARENTS",
+    "ImageAttachment",
+    "image_label",
     "Webhook",
     "CHANGE_ACTIONS",
     "CHANGE_CONTEXTS",
