@@ -15,11 +15,13 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 
 from inventory.dcim.models import Device, Interface, Location, Rack
 from inventory.extras.images import NotAnImage, identify
 from inventory.extras.models import ImageAttachment, ObjectChange
+from inventory.tenancy.models import Tenant
 from inventory.users.models import ObjectPermission, Token, User
 from queryengine.uploads import NOT_A_FILE
 
@@ -463,3 +465,38 @@ def test_identify_reads_headers_only(media):
         with pytest.raises(NotAnImage):
             identify(io.BytesIO(damaged))
 
+
+# -- object pages -------------------------------------------------------------------------------
+
+
+def test_object_pages_show_and_attach_images(media, device, superuser, sample):
+    browser = Client()
+    browser.force_login(superuser)
+    page = browser.get(f"/dcim/devices/{device.pk}/").content.decode()
+    assert 'id="images"' in page and 'class="thumb"' in page  # the sample's image of it
+    add = f"/extras/image-attachments/add/?content_type=dcim.device&amp;object_id={device.pk}"
+    assert add in page
+    form = browser.get(add.replace("&amp;", "&")).content.decode()
+    assert 'enctype="multipart/form-data"' in form and 'type="file" name="image"' in form
+    assert f'value="{device.pk}"' in form and 'value="dcim.device"' in form
+    fields = {"content_type": "dcim.device", "object_id": str(device.pk), "name": "from the page"}
+    response = browser.post("/extras/image-attachments/add/", {**fields, "image": upload(content=png(6, 5))})
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    made = ImageAttachment.objects.get(name="from the page")
+    assert (made.image_width, made.image_height) == (6, 5) and stored(media) == [made.image.name]
+    page = browser.get(f"/dcim/devices/{device.pk}/").content.decode()
+    assert f'src="http://testserver/media/{made.image.name}"' in page
+    assert f'href="/extras/image-attachments/{made.pk}/"' in page
+    detail = browser.get(f"/extras/image-attachments/{made.pk}/").content.decode()
+    assert f'<img class="thumb" src="http://testserver/media/{made.image.name}"' in detail
+    response = browser.post(f"/extras/image-attachments/{made.pk}/edit/", {**fields, "name": "renamed"})
+    assert response.status_code == 302
+    made.refresh_from_db()
+    assert made.name == "renamed" and stored(media) == [made.image.name]  # no file: kept
+    response = browser.post(
+        f"/extras/image-attachments/{made.pk}/edit/", {**fields, "image": upload(content=b"no")}
+    )
+    assert response.status_code == 400 and "valid image" in response.content.decode()
+    rack_page = browser.get(f"/dcim/racks/{sample[Rack][0].pk}/").content.decode()
+    assert 'id="images"' in rack_page
+    assert 'id="images"' not in browser.get(f"/tenancy/tenants/{sample[Tenant][0].pk}/").content.decode()

@@ -8,8 +8,10 @@ import copy
 from urllib.parse import urlencode
 
 import orjson
+from django.core.files.base import File
 from django.http import QueryDict
 from django.urls import resolve
+from django.utils.datastructures import MultiValueDict
 
 from queryengine import engine
 from queryengine.errors import ValidationFailed
@@ -45,11 +47,27 @@ def rest(request, method: str, path: str, params: dict | None = None, body=None)
     }
     call.META.pop("HTTP_IF_MATCH", None)
     call.META.pop("HTTP_IF_NONE_MATCH", None)
-    call._body = orjson.dumps(body) if body is not None else b""
+    call._body = orjson.dumps(body) if body is not None and not form(body) else b""
+    if body is not None and form(body):  # a form with files (an image), as a client sends it
+        call.META["CONTENT_TYPE"] = "multipart/form-data"
+        call.POST = QueryDict(mutable=True)
+        call._files = MultiValueDict()
+        for name, value in body.items():
+            if isinstance(value, File):
+                call._files[name] = value
+            elif isinstance(value, list):  # a list's items, each a field of the name
+                call.POST.setlist(name, [str(item) for item in value])
+            elif value is not None:  # unset: left as it is
+                call.POST[name] = str(value).lower() if isinstance(value, bool) else str(value)
     match = resolve(path)
     response = match.func(call, *match.args, **match.kwargs)
     content = response.content
     return response.status_code, orjson.loads(content) if content else None
+
+
+def form(body) -> bool:
+    """Whether a write carries files: sent as a multipart form rather than JSON."""
+    return isinstance(body, dict) and any(isinstance(value, File) for value in body.values())
 
 
 def api_path(url: str | None) -> str | None:

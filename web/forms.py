@@ -20,6 +20,7 @@ from queryengine.registry import (
     COMPUTED,
     CONTENT_TYPE,
     CONTENT_TYPES,
+    FILE,
     FOREIGN_KEY,
     MANY_TO_MANY,
     SCALAR,
@@ -51,6 +52,8 @@ def _widget(spec) -> str | None:
         return "content_types"
     if spec.kind in (COMPUTED, CONTENT_TYPE):
         return "text" if spec.kind == CONTENT_TYPE or spec.computed.write else None
+    if spec.kind == FILE:
+        return "file"
     if spec.kind != SCALAR:
         return None
     field = spec.model_field
@@ -153,6 +156,10 @@ def body_of(request, resource: Resource, creating: bool) -> tuple[dict, dict]:
             if chosen or not creating:
                 body[spec.name] = chosen
             continue
+        if widget == "file":  # the upload itself; none chosen: left as it is
+            if spec.name in request.FILES:
+                body[spec.name] = request.FILES[spec.name]
+            continue
         raw = request.POST.get(spec.name, "")
         if raw.strip() == "":
             if creating:
@@ -186,6 +193,7 @@ HINTS = {
     "related_many": "The ids of the objects, separated by commas (there are too many to list).",
     "content_types": "Content types such as dcim.device, separated by commas.",
 }
+REPLACED = "Choose a file to replace the current one."
 
 
 def fields_for(resource: Resource, values: dict, errors: dict, options: dict) -> list[dict]:
@@ -216,7 +224,11 @@ def fields_for(resource: Resource, values: dict, errors: dict, options: dict) ->
                 "choices": choices,
                 "required": required(spec),
                 "errors": messages if isinstance(messages, list) else [messages] if messages else [],
-                "hint": HINTS.get(widget, "") if choices is None else "",
+                "hint": (REPLACED if values.get(spec.name) else "")
+                if widget == "file"
+                else HINTS.get(widget, "")
+                if choices is None
+                else "",
             }
         )
     return fields
@@ -242,6 +254,8 @@ def object_edit(request, resource: Resource, key: str | None):
         spec.name: current_value(spec, widget, found.get(spec.name) if found else None)
         for spec, widget in form_fields(resource)
     }
+    if creating:  # a page's link may fill some in (an image's parent)
+        values.update({name: request.GET[name] for name in values if name in request.GET})
     errors, general, status = {}, [], 200
     if request.method == "POST":
         body, errors = body_of(request, resource, creating)
@@ -276,6 +290,7 @@ def object_edit(request, resource: Resource, key: str | None):
         "object": found,
         "creating": creating,
         "fields": fields_for(resource, values, errors, options_of(request, resource)),
+        "multipart": any(widget == "file" for _spec, widget in form_fields(resource)),
         "errors": [m for m in general if m],
     }
     return render(request, "web/object_form.html", context, status=status)

@@ -20,7 +20,7 @@ from queryengine.errors import NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
 from queryengine.permissions import allowed_rows
 from queryengine.query import can_view, filters_of
-from queryengine.registry import SCALAR, Resource, resource_by_object_type
+from queryengine.registry import FILE, SCALAR, Resource, resource_by_object_type
 
 from . import savedviews, shown
 from .api import graphql, rest
@@ -245,6 +245,8 @@ def detail_rows(resource: Resource, found: dict) -> list[tuple[str, str]]:
         value = found[spec.name]
         if spec.kind == SCALAR and spec.choices is None and isinstance(value, dict | list):
             html = f"<pre>{escape(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())}</pre>"
+        elif spec.kind == FILE and value:
+            html = shown.image(value, str(found.get("display") or spec.name))
         else:
             html = shown.cell(value)
         rows.append((shown.field_label(spec.name), mark_safe(html)))  # noqa: S308 - escaped in shown.cell
@@ -326,6 +328,7 @@ def object_detail(request, resource: Resource, key: str):
         "relationships": relationship_rows(found.get("relationships")),
         "config_context": pretty(found["config_context"]) if "config_context" in found else None,
         "notes": notes_of(request, resource, pk),
+        "images": images_of(request, resource, pk),
         "changes": changes_of(request, pk) if resource.change_logged and not resource.integer_pk else None,
         "changes_url": f"/extras/object-changes/?{urlencode({'changed_object_id': pk})}",
         "api_url": f"/api/{resource.route}/{pk}/",
@@ -333,6 +336,33 @@ def object_detail(request, resource: Resource, key: str):
         "can_delete": may(resource, request.user, "delete"),
     }
     return render(request, "web/object_detail.html", context)
+
+
+IMAGES_SHOWN = 50
+
+
+def images_of(request, resource: Resource, pk) -> dict | None:
+    """The stored images belonging to the object (a device's image attachments) as the user may
+    see them, each linked to its page, and where another is added; None where none belong."""
+    found, add = [], None
+    for other, type_filter, id_filter in shown.attached_files(resource):
+        if not may(other, request.user, "view"):
+            continue
+        if may(other, request.user, "add"):
+            query = urlencode({type_filter: resource.object_type, id_filter: pk})
+            add = f"{shown.list_url(other)}add/?{query}"
+        document = (
+            f"query ($t: [String], $i: [String]) {{ found: {other.list_field}({type_filter}: $t, "
+            f"{id_filter}: $i, limit: {IMAGES_SHOWN}) {{ id display {' '.join(other.file_fields)} }} }}"
+        )
+        for row in graphql(request, document, {"t": [resource.object_type], "i": [str(pk)]})["found"]:
+            page = shown.object_url(other, row["id"])
+            found += [
+                shown.image(row[name], row["display"], page) for name in other.file_fields if row.get(name)
+            ]
+    if not found and add is None:
+        return None
+    return {"shown": mark_safe("".join(found)), "add": add}  # noqa: S308 - escaped in shown.image
 
 
 def pretty(value) -> str:

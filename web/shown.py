@@ -15,6 +15,7 @@ from queryengine.query import filters_of, sortable_fields
 from queryengine.registry import (
     COMPUTED,
     CONTENT_TYPE,
+    FILE,
     FOREIGN_KEY,
     GENERIC,
     INCLUDED,
@@ -70,7 +71,7 @@ def _shown(spec) -> bool:
     if spec.kind == SCALAR:
         internal = getattr(spec.model_field, "get_internal_type", lambda: "")()
         return internal not in ("JSONField", "TextField", "BinaryField")
-    return spec.kind in (COMPUTED, FOREIGN_KEY, CONTENT_TYPE) and (
+    return spec.kind in (COMPUTED, FOREIGN_KEY, CONTENT_TYPE, FILE) and (
         spec.kind != FOREIGN_KEY or resource_for(spec.target) is not None
     )
 
@@ -168,6 +169,28 @@ def generic_relations() -> tuple:
             if f"{name}_type" in known and f"{name}_id" in known:
                 found.append((other, f"{name}_type", f"{name}_id", name))
     return tuple(found)
+
+
+@cache
+def attached_files(resource: Resource) -> tuple:
+    """(other resource, type filter, id filter) of the resources holding stored files that may
+    belong to this one's objects (a device's image attachments: `content_type`, `object_id`)."""
+    found = []
+    for other in served().values():
+        if not other.file_fields:
+            continue
+        for spec in other.current_fields:
+            if spec.kind == GENERIC and resource in spec.target_resources:
+                found.append((other, *spec.columns))
+    return tuple(found)
+
+
+def image(url: str, text: str, href: str | None = None) -> str:
+    """A stored image, shown small, linked to `href` (the image itself by default)."""
+    return (
+        f'<a href="{escape(href or url)}"><img class="thumb" src="{escape(url)}" alt="{escape(text)}"'
+        f' loading="lazy"></a>'
+    )
 
 
 def link(value: dict, text: str | None = None) -> str:
