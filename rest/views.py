@@ -29,8 +29,9 @@ from queryengine.errors import Conflict, NotFound, PermissionDenied, ReferenceNo
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, unknown_filters
 from queryengine.mutations import check_same_id
 from queryengine.query import can_view, filters_of, restricted, visible_rows
-from queryengine.registry import Resource, resources
+from queryengine.registry import CONTENT_TYPES, MANY_TO_MANY, Resource, resources
 from queryengine.schema import RequestContext
+from queryengine.writes import writable_fields
 
 from . import csvformat, etags, exports, legacy, throttle, versioning
 from .auth import AuthenticationFailed, authenticate, no_credentials
@@ -680,14 +681,14 @@ def write_body(request, resource: Resource):
     """A write's body: JSON or, for objects holding stored files (an image's), a multipart form
     (options.parses lists both)."""
     if media_type(request) == FORM and resource.file_fields:
-        return form_body(request)
+        return form_body(request, resource)
     return json_body(request)
 
 
-def form_body(request) -> dict:
-    """A multipart/form-data body as one object: each field's text (a repeated field's, a list of
-    them) and each file as the upload itself, which only a file field takes. The whole request is
-    held to MAX_REQUEST_BODY_BYTES, files included (413)."""
+def form_body(request, resource: Resource) -> dict:
+    """A multipart/form-data body as one object: each field's text (a repeated field's, and a
+    list field's however many, a list of them) and each file as the upload itself, which only a
+    file field takes. The whole request is held to MAX_REQUEST_BODY_BYTES, files included (413)."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -702,7 +703,10 @@ def form_body(request) -> dict:
             fields, files = request.parse_file_upload(request.META, stream)
     except MultiPartParserError as exc:
         raise detail_error(400, f"Multipart form parse error - {exc}") from None
-    body = {key: values[0] if len(values) == 1 else values for key, values in fields.lists()}
+    lists = {f.name for f in writable_fields(resource) if f.kind in (MANY_TO_MANY, CONTENT_TYPES)}
+    body = {
+        key: values[0] if len(values) == 1 and key not in lists else values for key, values in fields.lists()
+    }
     body.update({key: uploaded[0] if len(uploaded) == 1 else uploaded for key, uploaded in files.lists()})
     return body
 
