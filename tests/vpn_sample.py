@@ -132,8 +132,11 @@ def build_vpn(s: str, sample: dict) -> dict[type, list]:
         vpn_terminations=None,
     ).order_by("device__name", "name")
     tunnel_interface = (
-        free.filter(device_id=source.interface.device_id).exclude(pk=source.interface_id).first()
+        free.filter(device_id=source.interface.device_id, cable=None).exclude(pk=source.interface_id).first()
     )
+    # A tunnel endpoint's tunnel interface is a virtual one (the filter names only those).
+    Interface.objects.filter(pk=tunnel_interface.pk).update(type="tunnel")
+    tunnel_interface.type = "tunnel"
     other = free.exclude(device_id=source.interface.device_id).exclude(device=None).first()
     endpoints = [
         VPNTunnelEndpoint.objects.create(
