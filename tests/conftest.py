@@ -133,6 +133,18 @@ def create_admin(password_hash: str) -> User:
     )
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Each worker's test database as migrations make it, less the example VPN profiles and
+    policies: a flush (after a test with `transactional_db`) removes them on one worker and not
+    on another, so no test may count on them (test_migrations checks that they are made)."""
+    from inventory.vpn.models import VPNPhase1Policy, VPNPhase2Policy, VPNProfile
+
+    with django_db_blocker.unblock():
+        for model in (VPNProfile, VPNPhase1Policy, VPNPhase2Policy):
+            model.objects.all().delete()
+
+
 def shares_sample(request) -> bool:
     return "shared_sample" in request.fixturenames
 
@@ -168,6 +180,34 @@ def shared_sample(django_db_setup, django_db_blocker, sample_snapshot, admin_pas
         yield
         transaction.set_rollback(True)
     definitions.forget()
+
+
+@pytest.fixture(scope="session")
+def second_copy_snapshot(django_db_setup, django_db_blocker, sample_snapshot, admin_password_hash):
+    """The sample built again with the suffix "-2" on top of the first (the same shapes again:
+    every list twice as long), once per session."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        # Taken inside a module's shared sample when a later test of it asks first.
+        owner = User.objects.filter(pk=ADMIN_ID).first()
+        if owner is None:
+            owner = create_admin(admin_password_hash)
+            sample_snapshot.restore()
+            definitions.forget()
+        snapshot = Snapshot.take(lambda: build_sample(owner, suffix="-2"))
+        transaction.set_rollback(True)
+    definitions.forget()
+    return snapshot
+
+
+@pytest.fixture
+def second_copy(sample, second_copy_snapshot):
+    """Lays the second copy of the sample on the test's sample, when the test calls it."""
+
+    def lay() -> None:
+        second_copy_snapshot.restore()
+        definitions.forget()
+
+    return lay
 
 
 @pytest.fixture

@@ -228,14 +228,14 @@ class TestEveryModel:
             assert shown <= included.keys()
 
     @pytest.mark.parametrize("depth", [0, 1, 2])
-    def test_query_count_does_not_grow_with_page_size(self, api, resource, superuser, depth):
+    def test_query_count_does_not_grow_with_page_size(self, api, resource, second_copy, depth):
         def measure() -> tuple[int, int]:
             with CaptureQueriesContext(connection) as queries:
                 rows = api.json(list_url(resource), {"limit": 1000, "depth": depth})["results"]
             return len(rows), len(queries)
 
         rows, queries = measure()
-        build_sample(superuser, suffix="-2")  # the same shapes again: a page twice as long
+        second_copy()  # the same shapes again: a page twice as long
         more_rows, more_queries = measure()
         assert more_rows > rows and more_queries == queries
 

@@ -149,6 +149,6 @@ def test_cables_by_device_and_location(api, sample):
 
 def test_kind_and_connected_filters(api, sample):
     virtual = {i["name"] for i in api.json(INTERFACES, {"device": "leaf1", "kind": "virtual"})["results"]}
-    assert virtual == {"bond0"}
+    assert virtual == {"bond0", "Ethernet10"}  # Ethernet10: the VPN sample's tunnel interface
     connected = {i["name"] for i in api.json(INTERFACES, {"connected": "true"})["results"]}
     assert connected == {"Ethernet2", "xe-0/0/0"}

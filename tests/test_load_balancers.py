@@ -264,11 +264,14 @@ class TestMembers:
             "10.1.1.2:8443",
         ]
         assert displays(api.json(MEMBERS, {"port": 25})) == ["10.1.1.2:25"]
-        # Search: a label, a pool's name, a port's digits, or an address within what is named.
+        # Search: a label, a pool's name, a port's digits.
         assert displays(api.json(MEMBERS, {"q": "WEB-"})) == ["10.1.1.2:8443", "2001:db8::1:8443"]
         assert displays(api.json(MEMBERS, {"q": "mail"})) == ["10.1.1.2:25"]
         assert displays(api.json(MEMBERS, {"q": "844"})) == ["10.1.1.2:8443", "2001:db8::1:8443"]
-        assert displays(api.json(MEMBERS, {"q": "2001:db8::/32"})) == ["2001:db8::1:8443"]
+        # The address's text, as the reference's: any part of it, in any case.
+        assert displays(api.json(MEMBERS, {"q": "0.1.1"})) == ["10.1.1.2:25", "10.1.1.2:8443"]
+        assert displays(api.json(MEMBERS, {"q": "2001:DB8::1"})) == ["2001:db8::1:8443"]
+        assert displays(api.json(MEMBERS, {"q": "2001:db8::/32"})) == []
 
 
 class TestMonitorsAndProfiles:

@@ -192,11 +192,24 @@ def test_database_migrated_to_the_end_of_a_run_upgrades_through_the_history(scra
 
 @pytest.mark.django_db
 def test_new_database_migrates_through_the_squashed_migrations(scratch):
-    """A database with no migration of ours runs the squashed ones, none of the history."""
-    applied = migrate(scratch, "tenancy")
+    """A database with no migration of ours runs the squashed ones, none of the history, and
+    starts with the data they make: the Global namespace, the example VPN profiles."""
+    from inventory.ipam.models import Namespace
+    from inventory.vpn.examples import EXAMPLES
+    from inventory.vpn.models import VPNProfile
+
+    applied = migrate(scratch, "vpn")
     ours = [key for key in applied if key[0] in OURS]
     assert ("tenancy", "0001_squashed_0002_slugs_for_api_1x") in ours
+    assert ("vpn", "0002_squashed_0002_example_profiles") in ours
     assert all("_squashed_" in name for _, name in ours), ours
+    assert Namespace.objects.using("scratch").filter(name="Global").exists()
+    profiles = VPNProfile.objects.using("scratch").order_by("name")
+    assert [
+        (p.name, p.vpn_phase1_policies.get().name, p.vpn_phase2_policies.get().name) for p in profiles
+    ] == sorted((e["profile"], e["policy"], e["policy"]) for e in EXAMPLES)
+    high = profiles.get(name="High-Security Site-to-Site").vpn_phase2_policies.get()
+    assert (high.encryption_algorithm, high.pfs_group, high.lifetime) == (["AES-256-GCM"], ["21"], 1800)
 
 
 @pytest.mark.django_db

@@ -25,6 +25,27 @@ def flag(build, oracle) -> CustomFilter:
     )
 
 
+def list_text_contains(name: str) -> CustomFilter:
+    """Objects whose stored list `name` holds an item containing the given text, in any case (any
+    of several), as the reference filters its JSON lists: `2` finds DH group 22, `aes` every AES
+    algorithm, `4` channel 44."""
+
+    def oracle(obj, values) -> bool:
+        items = [str(item).lower() for item in getattr(obj, name) or []]
+        return any(value.lower() in item for value in values for item in items)
+
+    def samples(objects) -> list:
+        present = [str(item) for o in objects for item in getattr(o, name) or []]
+        return [present[0], present[0][:1].lower(), [present[-1], "no such item"]] if present else []
+
+    return CustomFilter(
+        lambda values: reduce(operator.or_, (Q(**{f"{name}__icontains": value}) for value in values)),
+        str,
+        oracle,
+        samples,
+    )
+
+
 def members(path: str, model, key: str | None = "name") -> CustomFilter:
     """Objects related to any of the given ones through a to-many `path` (`module_types`), named
     by id or by `key`."""

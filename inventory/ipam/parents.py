@@ -160,7 +160,7 @@ def closest(obj):
 def create_global_namespace(apps, schema_editor):
     """The namespace every VRF, prefix and address goes in unless told otherwise: a new
     database starts with it (migrations build new databases)."""
-    apps.get_model("ipam", "Namespace").objects.get_or_create(
+    apps.get_model("ipam", "Namespace").objects.using(schema_editor.connection.alias).get_or_create(
         name=GLOBAL, defaults={"description": GLOBAL_DESCRIPTION}
     )
 

@@ -43,14 +43,20 @@ def whole_number_search(text_fields: tuple[str, ...], number_fields: tuple[str, 
 
 
 def member_search(text: str) -> Q:
-    """A member's label, pool's name or port (as text) containing the words, or its address
-    lying in the address or network they name."""
-    query = Q(label__icontains=text) | Q(load_balancer_pool__name__icontains=text) | Q(port__icontains=text)
-    try:
-        within = networks.host_within(networks.parse_network(text))
-    except ValueError:
-        return query
-    return query | Q(ip_address__in=IPAddress.objects.filter(within).values("pk"))
+    """As the reference's: a member's label, pool's name, port or address (as text) containing
+    the words, in any case. Addresses are stored as numbers, so the members' few addresses are
+    matched as text here."""
+    words = text.lower()
+    addresses = IPAddress.objects.filter(load_balancer_pool_members__isnull=False).values_list(
+        "pk", "ip_version", "host_address"
+    )
+    matching = {pk for pk, version, raw in addresses if words in networks.address_text(version, raw).lower()}
+    return (
+        Q(label__icontains=text)
+        | Q(load_balancer_pool__name__icontains=text)
+        | Q(port__icontains=text)
+        | Q(ip_address__in=matching)
+    )
 
 
 def host_text(address) -> str:

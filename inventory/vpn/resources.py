@@ -1,9 +1,7 @@
 """The VPN application's declarations: each model once, under /api/vpn/."""
 
-from django.db.models import Q, TextField
-from django.db.models.functions import Cast
-
-from queryengine.registry import Computed, CustomFilter, Display, Resource, register
+from inventory.dcim.filters import list_text_contains
+from queryengine.registry import Computed, Display, Resource, register
 
 from .models import (
     VPN,
@@ -46,36 +44,11 @@ def listed(name: str, allowed: list) -> Computed:
     )
 
 
-def holding(model, name: str, allowed: list) -> CustomFilter:
-    """Objects whose list `name` holds the given choice (any of several): a whole value, so
-    `AES-128-CBC` does not match `AES-128-GCM` nor group `2` group `22`."""
-    values = {v for v, _ in allowed}
-
-    def parse(value: str) -> str:
-        if value not in values:
-            raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
-        return value
-
-    def build(wanted) -> Q:
-        texts = model.objects.annotate(_text=Cast(name, TextField()))
-        pattern = "|".join(f'"{v}"' for v in wanted)
-        return Q(pk__in=texts.filter(_text__regex=pattern).values("pk"))
-
-    def oracle(obj, wanted) -> bool:
-        return any(v in (getattr(obj, name) or []) for v in wanted)
-
-    def samples(objects) -> list:
-        present = [v for o in objects for v in getattr(o, name) or []]
-        return [present[0], [present[-1], allowed[-1][0]]] if present else []
-
-    return CustomFilter(build, parse, oracle, samples)
-
-
-def lists(model, fields: dict) -> dict:
+def lists(fields: dict) -> dict:
     return {
         "hidden": tuple(fields),
         "computed": {name: listed(name, allowed) for name, allowed in fields.items()},
-        "filters": {name: holding(model, name, allowed) for name, allowed in fields.items()},
+        "filters": {name: list_text_contains(name) for name in fields},
     }
 
 
@@ -93,7 +66,7 @@ register(
         VPNPhase1Policy,
         "vpn/vpn-phase-1-policies",
         relations={"vpn_profiles": "vpn_profiles"},
-        **lists(VPNPhase1Policy, VPNPhase1Policy.LISTS),
+        **lists(VPNPhase1Policy.LISTS),
     )
 )
 register(
@@ -101,7 +74,7 @@ register(
         VPNPhase2Policy,
         "vpn/vpn-phase-2-policies",
         relations={"vpn_profiles": "vpn_profiles"},
-        **lists(VPNPhase2Policy, VPNPhase2Policy.LISTS),
+        **lists(VPNPhase2Policy.LISTS),
     )
 )
 for model, policy, phase in (

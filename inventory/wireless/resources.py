@@ -4,7 +4,7 @@ from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
 from inventory.dcim.capabilities import choice_schema
-from inventory.dcim.filters import flag
+from inventory.dcim.filters import flag, list_text_contains
 from queryengine.filters import parse_int
 from queryengine.registry import Computed, CustomFilter, Display, Resource, register
 
@@ -123,7 +123,7 @@ register(
         },
         filters={
             "channel_width": holding("channel_width"),
-            "allowed_channel_list": holding("allowed_channel_list"),
+            "allowed_channel_list": list_text_contains("allowed_channel_list"),
             f"has_{GROUPS}": has(GROUPS),
         },
     )
