@@ -12,6 +12,7 @@ from queryengine.query import restricted
 from web.shown import served
 
 RESOURCES = list(served().values())
+pytestmark = pytest.mark.usefixtures("shared_sample")
 
 
 @pytest.fixture
