@@ -385,7 +385,7 @@ def notes_operations(endpoint, version: str, op: str, tag: str) -> dict:
 
 def endpoint_operations(endpoint, version: str, route: str) -> dict:
     """The operations of one routed endpoint, by its kind."""
-    from . import cabling, objectviews, views
+    from . import cabling, objectviews, roots, views
 
     tag = route.split("/", 1)[0] or "api"
     op = re.sub(r"[^a-z0-9]+", "_", PATH_PARAMETER.sub("", route)).strip("_") or "api_root"
@@ -502,7 +502,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 parameters,
             )
         }
-    if isinstance(endpoint, views.GraphQLEndpoint):
+    if isinstance(endpoint, roots.GraphQLEndpoint):
         body = {
             "type": "object",
             "properties": {

@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 
 from queryengine.registry import resource_for, resources
 
-from . import cabling, docs, fallbacks, objectviews, status, views
+from . import cabling, docs, fallbacks, objectviews, roots, status, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
@@ -111,9 +111,9 @@ def api_routes() -> list[tuple[str, object]]:
 
     notes = resource_for(Note)
     routes = [
-        ("", views.RootEndpoint()),
+        ("", roots.RootEndpoint()),
         ("status/", status.StatusEndpoint()),
-        ("graphql/", views.GraphQLEndpoint()),
+        ("graphql/", roots.GraphQLEndpoint()),
         ("docs/", docs.PageView("rest/swagger_ui.html")),
         ("redoc/", docs.PageView("rest/redoc.html", inline_styles=True, per_endpoint=True)),
         ("docs/assets/<path:name>", docs.asset),
@@ -124,11 +124,11 @@ def api_routes() -> list[tuple[str, object]]:
     ]
     for root, listing in views.ADD_ON_ROOTS.items():
         routes += [
-            (f"{root}/", views.AddOnRootEndpoint(root)),
-            (f"{root}/{listing}/", views.InstalledAddOnsEndpoint()),
+            (f"{root}/", roots.AddOnRootEndpoint(root)),
+            (f"{root}/{listing}/", roots.InstalledAddOnsEndpoint()),
         ]
     extra = {**connection_endpoints(), **user_endpoints()}
-    routes += [(f"{app}/", views.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
+    routes += [(f"{app}/", roots.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
     routes += [(f"{route}/", endpoint) for route, endpoint in extra.items()]
     sub_endpoints = {**SUB_ENDPOINTS, **job_endpoints()}
     for resource in resources():
