@@ -25,6 +25,14 @@ from .snapshot import Sample, Snapshot
 os.environ.setdefault("SECRET_KEY", django_settings.SECRET_KEY)
 
 
+def pytest_collection_modifyitems(items):
+    """The modules holding long tests first, each kept whole (their module-scoped fixtures are
+    set up once), the order otherwise as collected: started last, a long test would keep one
+    worker busy after the others finished."""
+    first = {item.path for item in items if item.get_closest_marker("long")}
+    items.sort(key=lambda item: item.path not in first)
+
+
 class QuickPBKDF2PasswordHasher(PBKDF2PasswordHasher):
     """The production algorithm and hash format, with few rounds: the real count costs a
     noticeable fraction of a second by design, for every user a test creates with a password.

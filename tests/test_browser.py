@@ -77,6 +77,7 @@ def artefacts() -> Path:
     return folder
 
 
+@pytest.mark.long
 def test_sign_in_dashboard_graphiql_and_swagger(browser, live_server, network):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as shown

@@ -137,6 +137,7 @@ def settled(outcomes: list) -> list:
     return [o for o in outcomes if o[0] < 300]
 
 
+@pytest.mark.long
 def test_concurrent_creates_all_land(server):
     base, token, *_ = server
     outcomes = at_once(
@@ -197,6 +198,7 @@ def _answering(base: str, token: str) -> None:
     raise RuntimeError("the server did not come back")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("delay", [0.05, 0.3, 1.0])
 def test_a_worker_killed_during_a_bulk_create_leaves_all_or_nothing(server, delay):
     """SIGKILL every worker while a 1000-object bulk create runs: either every object landed

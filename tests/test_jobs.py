@@ -289,6 +289,7 @@ BROKERS = [
 ]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("broker", BROKERS)
 def test_a_real_worker_runs_jobs_with_time_limits(tmp_path, broker):
     """A Celery worker process (prefork, as in production) consumes from the broker and writes

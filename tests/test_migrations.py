@@ -148,6 +148,7 @@ def assert_same_schema(built: dict, expected: dict) -> None:
         assert built[table]["constraints"] == expected[table]["constraints"], table
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_squashed_schema_is_the_historical_schema(scratch):
     """The test database, built by the squashed migrations, has the tables, columns, keys,
@@ -163,6 +164,7 @@ def migrate(conn, *args) -> list[str]:
     return re.findall(r"Applying (\w+)\.(\w+)\.\.\.", out.getvalue())
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_database_migrated_to_the_end_of_a_run_upgrades_through_the_history(scratch):
     """A database the historical migrations left at the end of a run (dcim at 0016, as a
@@ -190,6 +192,7 @@ def test_database_migrated_to_the_end_of_a_run_upgrades_through_the_history(scra
     assert set(upgraded.applied_migrations) >= set(upgraded.graph.nodes)
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_new_database_migrates_through_the_squashed_migrations(scratch):
     """A database with no migration of ours runs the squashed ones, none of the history, and

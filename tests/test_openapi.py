@@ -64,6 +64,7 @@ def test_default_version_document_is_valid_openapi(db, part):
     validate(document_part(openapi.document(versioning.DEFAULT), part))
 
 
+@pytest.mark.long
 def test_every_version_is_served_and_differs_by_its_changes(db, documents):
     for version in versioning.SUPPORTED:
         status, document = fetch("/api/swagger.json", QUERY_STRING=f"api_version={version}")
@@ -120,6 +121,7 @@ def test_document_is_built_once_per_version(db):
     assert openapi.document.cache_info().misses == len(versioning.SUPPORTED)
 
 
+@pytest.mark.long
 def test_yaml_and_json_documents_agree(db):
     client = Client()
     as_json = orjson.loads(client.get("/api/swagger.json", {"api_version": "2.4"}).content)

@@ -116,6 +116,7 @@ def test_metrics_can_require_a_token(api, settings):
     assert api.get("/metrics/").status_code == 200
 
 
+@pytest.mark.long
 def test_metrics_add_up_every_gunicorn_worker(tmp_path):
     """Several worker processes (the shipped gunicorn.conf.py) report one set of totals."""
     import os

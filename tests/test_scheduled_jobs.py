@@ -238,6 +238,7 @@ for scheduled in ScheduledJob.objects.order_by("name"):
 """
 
 
+@pytest.mark.long
 def test_a_real_worker_and_scheduler_run_scheduled_jobs(tmp_path):
     """`celery -A config worker -B`, as bin/demo runs it on the embedded broker: the scheduler
     inside it starts a one-off run at its time and an hourly one at its first time."""
