@@ -125,13 +125,14 @@ class TestEveryModel:
         generic = engine.run(listing, variables, context, compiled=False)
         assert not compiled.errors and not generic.errors
         assert dumps(compiled.data) == dumps(generic.data)
-        for row in generic.data["results"]:
-            detail = detail_document(resource, depth, many)
+        detail = detail_document(resource, depth, many)
+        for index, row in enumerate(generic.data["results"]):
             key = {"id": row["id"] if resource.integer_pk else str(row["id"])}
             one = engine.run(detail, key, context)
-            other = engine.run(detail, key, context, compiled=False)
-            assert dumps(one.data) == dumps(other.data)
             assert dumps(one.data["object"]) == dumps(row)
+            if index == 0:  # the generic executor's detail is its list's row: once is enough
+                other = engine.run(detail, key, context, compiled=False)
+                assert dumps(one.data) == dumps(other.data)
 
     def test_pages_cover_every_object_once(self, api, resource, superuser):
         seen, url, pages = [], f"{list_url(resource)}?limit=1", 0
