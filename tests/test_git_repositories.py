@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,10 @@ from inventory.extras.models import (
     Secret,
     SecretsGroup,
     SecretsGroupAssociation,
+    Tag,
 )
-from inventory.jobs.models import JobLogEntry, JobResult
+from inventory.extras.models.datasources import NO_JOB_REMOTE
+from inventory.jobs.models import Job, JobLogEntry, JobResult
 
 from .conftest import send
 
@@ -163,7 +166,7 @@ def contents(device, role) -> dict[str, str]:
 ALL = ["extras.configcontext", "extras.configcontextschema", "extras.exporttemplate", "extras.graphqlquery"]
 
 
-def test_create_update_and_validation(api, origin):
+def test_create_update_and_validation(api, origin, settings):
     """Fields, defaults and messages as the reference's: a slug derived as an identifier and
     kept, `provided_contents` as a sorted multiple choice, `current_head` set by syncs alone."""
     body = create(
@@ -222,6 +225,7 @@ def test_create_update_and_validation(api, origin):
             "provides contents overlapping with this repository."
         ]
     }
+    settings.GIT_JOB_REPOSITORIES = [body["remote_url"]]
     create(api, name="jobs only", remote_url=body["remote_url"], provided_contents=["extras.job"])
     found = api.json(REPOS, {"provided_contents": "extras.job"})["results"]
     assert [r["name"] for r in found] == ["jobs only"]
@@ -497,3 +501,237 @@ def test_graphql_csv_and_change_log(api, origin):
         "GitRepositorySync",
         True,
     )
+
+
+# -- jobs a repository provides --------------------------------------------------------------
+
+JOBS_CODE = '''
+from inventory.extras.models import Tag
+from inventory.jobs.base import IntegerVar, Job, StringVar
+
+from ..helpers import shout
+from . import more
+
+name = "Repository jobs"
+
+
+class Hello(Job):
+    """Greets from the repository."""
+
+    who = StringVar(max_length=10)
+    times = IntegerVar(min_value=1, default=1)
+
+    class Meta:
+        has_sensitive_variables = False
+
+    def run(self, who, times):
+        self.logger.info("hello %s", who)
+        return {"greeting": " ".join([shout(who)] * times), "module": __name__}
+
+
+class Tagger(Job):
+    """Saves a tag through the ORM: held to the running user's permissions."""
+
+    class Meta:
+        has_sensitive_variables = False
+
+    def run(self):
+        Tag.objects.create(name="from a repository job")
+'''
+MORE_CODE = """
+from inventory.jobs.base import Job
+
+
+class Other(Job):
+    class Meta:
+        has_sensitive_variables = False
+
+    def run(self):
+        return "other"
+"""
+
+
+def job_rows(slug: str) -> dict[str, Job]:
+    return {j.job_class_name: j for j in Job.objects.filter(module_name__startswith=f"{slug}.")}
+
+
+def run_job(client, job, data=None) -> tuple[int, dict]:
+    return send(client, "post", f"/api/extras/jobs/{job.pk}/run/", {"data": data or {}})
+
+
+def test_jobs_of_an_allowed_repository_are_installed_disabled_and_run(api, origin, settings, superuser):
+    from inventory.jobs.gitcode import unload
+
+    from .test_permissions import account, grant
+
+    settings.GIT_JOB_REPOSITORIES = [origin.url]
+    origin.commit({"jobs/__init__.py": JOBS_CODE, "jobs/more.py": MORE_CODE, "helpers.py": SHOUT_CODE})
+    repository = create(api, name="net jobs", remote_url=origin.url, provided_contents=["extras.job"])
+    result, logs = sync(api, repository)
+    assert result.status == "SUCCESS", logs
+    assert ("info", "Created Job record for net_jobs.jobs.Hello") in logs
+    rows = job_rows("net_jobs")
+    assert set(rows) == {"Hello", "Tagger", "Other"}
+    hello = rows["Hello"]
+    assert (hello.module_name, rows["Other"].module_name) == ("net_jobs.jobs", "net_jobs.jobs.more")
+    assert hello.installed and not hello.enabled and hello.grouping == "Repository jobs"
+    assert hello.description == "Greets from the repository."
+    status, body = run_job(api, hello, {"who": "net"})
+    assert (status, body) == (403, {"detail": "This job is not enabled to be run."})
+    # The web process describes and checks a run from what the sync stored: it imports nothing.
+    unload("net_jobs")
+    form = api.json(f"/api/extras/jobs/{hello.pk}/variables/")
+    assert [(v["name"], v["type"], v["required"]) for v in form] == [
+        ("who", "StringVar", True),
+        ("times", "IntegerVar", False),
+    ]
+    assert send(api, "patch", f"/api/extras/jobs/{hello.pk}/", {"enabled": True})[0] == 200
+    status, body = run_job(api, hello, {"who": "a name too long", "times": 0})
+    assert status == 400 and set(body["errors"]) == {"who", "times"}, body
+    assert not any(name == "net_jobs" or name.startswith("net_jobs.") for name in sys.modules)
+    # The worker imports it (eagerly here) from the synced commit and runs it as any job.
+    status, body = run_job(api, hello, {"who": "net", "times": 2})
+    assert status == 201, body
+    ran = JobResult.objects.get(pk=body["job_result"]["id"])
+    assert ran.status == "SUCCESS", ran.traceback
+    assert ran.result == {"greeting": "NET! NET!", "module": "net_jobs.jobs"}
+    assert ran.job_log_entries.filter(message="hello net").exists()
+    # Its ORM writes are held to the running user's permissions, as every job's.
+    tagger = rows["Tagger"]
+    Job.objects.filter(pk=tagger.pk).update(enabled=True)
+    user, client = account()
+    grant(user, ["extras.job"], ["view", "run"])
+    status, body = run_job(client, tagger)
+    assert status == 201, body
+    refused = JobResult.objects.get(pk=body["job_result"]["id"])
+    assert refused.status == "FAILURE" and "may not add this tag" in str(refused.result), refused.result
+    assert not Tag.objects.filter(name="from a repository job").exists()
+    # A commit without the class: its job is no longer installed; the others stay as they were.
+    origin.commit({"jobs/__init__.py": "from . import more\n"})
+    result, logs = sync(api, repository)
+    assert result.status == "SUCCESS", logs
+    rows = job_rows("net_jobs")
+    assert not rows["Hello"].installed and not rows["Tagger"].installed and rows["Other"].installed
+    assert ("warning", "Marking Job record as no longer installed") in logs
+    assert run_job(api, rows["Hello"], {"who": "net"})[0] == 405
+    assert ran.job_log_entries.exists()  # its results stay
+    # A deleted repository's jobs are no longer installed.
+    assert send(api, "delete", f"{REPOS}{repository['id']}/")[0] == 204
+    assert not Job.objects.filter(module_name__startswith="net_jobs.", installed=True).exists()
+
+
+SHOUT_CODE = "def shout(text):\n    return text.upper() + '!'\n"
+
+
+def test_jobs_only_from_remotes_the_operator_lists(api, origin, settings):
+    """`extras.job` from another remote is refused (400 under `provided_contents`); a repository
+    allowed before the list changed imports nothing on its next sync, and its jobs do not run."""
+    message = {"provided_contents": [NO_JOB_REMOTE]}
+    settings.GIT_JOB_REPOSITORIES = []
+    fields = {"name": "jobs", "remote_url": origin.url, "provided_contents": ["extras.job"]}
+    assert send(api, "post", REPOS, fields) == (400, message)
+    plain = create(api, name="plain", remote_url=origin.url)
+    assert send(api, "patch", f"{REPOS}{plain['id']}/", {"provided_contents": ["extras.job"]}) == (
+        400,
+        message,
+    )
+    settings.GIT_JOB_REPOSITORIES = ["https://git.example.com/netops/", "ssh://git@h/jobs.git"]
+    for url, allowed in (
+        ("https://git.example.com/netops/jobs.git", True),
+        ("https://git.example.com/netops/team/jobs.git", True),
+        ("ssh://git@h/jobs.git", True),
+        ("https://git.example.com/netops", False),
+        ("https://git.example.com/netopsevil/jobs.git", False),
+        ("https://git.example.com/netops/../evil/jobs.git", False),
+        ("https://git.example.com/netops/%2e%2e/evil/jobs.git", False),
+        ("https://git.example.com/netops/jobs.git?x=1", False),
+        ("ssh://git@h/jobs.git/../other.git", False),
+    ):
+        status, body = send(api, "post", REPOS, {**fields, "name": url, "remote_url": url})
+        assert (status == 201) is allowed, (url, body)
+        assert allowed or body["provided_contents"] == message["provided_contents"], (url, body)
+    # Allowed, synced, then no longer listed: the sync imports nothing and fails, saying why.
+    settings.GIT_JOB_REPOSITORIES = [origin.url]
+    origin.commit({"jobs/__init__.py": JOBS_CODE, "jobs/more.py": MORE_CODE, "helpers.py": SHOUT_CODE})
+    repository = create(api, **fields)
+    assert sync(api, repository)[0].status == "SUCCESS"
+    hello = job_rows("jobs")["Hello"]
+    Job.objects.filter(pk=hello.pk).update(enabled=True)
+    origin.commit({"jobs/__init__.py": "raise RuntimeError('imported')\n"})
+    settings.GIT_JOB_REPOSITORIES = []
+    result, logs = sync(api, repository)
+    assert result.status == "FAILURE"
+    assert ("error", f"Jobs were not loaded. {NO_JOB_REMOTE}") in logs
+    assert not any("imported" in m for _, m in logs), logs
+    assert run_job(api, hello, {"who": "net"}) == (
+        405,
+        {"detail": "This job is not presently installed and cannot be run"},
+    )
+
+
+def test_a_job_module_that_fails_to_import_fails_the_sync(api, origin, settings):
+    settings.GIT_JOB_REPOSITORIES = [origin.url]
+    origin.commit(
+        {
+            "config_contexts/a.json": json.dumps({"_metadata": {"name": "beside jobs"}, "a": 1}),
+            "jobs/__init__.py": JOBS_CODE.replace("from . import more", "from . import more, broken"),
+            "jobs/more.py": MORE_CODE,
+            "jobs/broken.py": "import os\n\nraise ValueError('boom at import')\n",
+            "helpers.py": SHOUT_CODE,
+        }
+    )
+    repository = create(
+        api, name="broken", remote_url=origin.url, provided_contents=["extras.configcontext", "extras.job"]
+    )
+    result, logs = sync(api, repository)
+    assert result.status == "FAILURE"
+    assert (
+        "error",
+        "Error in loading jobs from `jobs/broken.py`: ValueError: boom at import",
+    ) in logs, logs
+    assert not job_rows("broken") and not ConfigContext.objects.filter(name="beside jobs").exists()
+    assert not any(name == "broken" or name.startswith("broken.") for name in sys.modules)
+    origin.commit({"jobs/broken.py": "def (:\n"})
+    result, logs = sync(api, repository)
+    assert result.status == "FAILURE" and not job_rows("broken")
+    assert any(
+        level == "error" and m.startswith("Error in loading jobs from `jobs/broken.py`: SyntaxError")
+        for level, m in logs
+    ), logs
+
+
+def test_links_in_jobs_are_not_followed(api, origin, settings, tmp_path):
+    """A job module or package that is a symbolic link (to a file outside the clone or inside it)
+    is not imported: the module is not found."""
+    settings.GIT_JOB_REPOSITORIES = [origin.url]
+    outside = tmp_path / "outside"
+    (outside / "package").mkdir(parents=True)
+    leaked = "from inventory.jobs.base import Job\n\nclass Leaked(Job):\n    pass\n"
+    (outside / "leak.py").write_text(leaked)
+    (outside / "package" / "__init__.py").write_text(leaked)
+    probe = (
+        "from inventory.jobs.base import Job\n"
+        "missing = []\n"
+        "for name in ('leak', 'relative', 'package', 'inside'):\n"
+        "    try:\n"
+        "        __import__(f'{__name__}.{name}')\n"
+        "    except ImportError:\n"
+        "        missing.append(name)\n"
+        "\n"
+        "class Probe(Job):\n"
+        "    pass\n"
+    )
+    origin.commit(
+        {"jobs/__init__.py": probe, "real.py": leaked},
+        links={
+            "jobs/leak.py": str(outside / "leak.py"),
+            "jobs/relative.py": "../../../outside/leak.py",
+            "jobs/package": str(outside / "package"),
+            "jobs/inside.py": "../real.py",
+        },
+    )
+    repository = create(api, name="linked", remote_url=origin.url, provided_contents=["extras.job"])
+    result, logs = sync(api, repository)
+    assert result.status == "SUCCESS", logs
+    assert set(job_rows("linked")) == {"Probe"}
+    assert sys.modules["linked.jobs"].missing == ["leak", "relative", "package", "inside"]

@@ -70,11 +70,13 @@ def forget_deleted(deleted: dict) -> None:
     user may otherwise change)."""
     from .gitcli import discard
     from .gitcontents import unload
+    from .gitjobs import uninstall_orphans
 
     pks = deleted.get(GitRepository)
     if not pks:
         return
     unload(pks)
+    uninstall_orphans()
     for pk in pks:
         transaction.on_commit(lambda pk=pk: discard(settings.GIT_ROOT / str(pk)))
 

@@ -216,17 +216,26 @@ def checkout(path: Path, commit: str) -> None:
         raise GitError(f"the repository is larger than {settings.GIT_MAX_SIZE} bytes (GIT_MAX_SIZE)")
 
 
-def symbolic_links(path: Path) -> set[str]:
-    """Paths (relative, `/`-separated) the checked-out tree holds as links or submodules."""
+def tree_entries(path: Path) -> list[tuple[str, str]]:
+    """(mode, path) of every entry the checked-out commit holds (paths relative, `/`-separated)."""
     listing = run(["ls-files", "--stage", "-z"], path)
-    found = set()
+    entries = []
     for entry in listing.split("\0"):
         if not entry:
             continue
         meta, _, name = entry.partition("\t")
-        if meta.split(" ", 1)[0] in ("120000", "160000"):
-            found.add(name)
-    return found
+        entries.append((meta.split(" ", 1)[0], name))
+    return entries
+
+
+def symbolic_links(path: Path) -> set[str]:
+    """Paths the checked-out tree holds as links or submodules."""
+    return {name for mode, name in tree_entries(path) if mode in ("120000", "160000")}
+
+
+def regular_files(path: Path) -> set[str]:
+    """Paths the checked-out tree holds as regular files: the only ones code is imported from."""
+    return {name for mode, name in tree_entries(path) if mode in ("100644", "100755")}
 
 
 def head(path: Path) -> str | None:

@@ -7,6 +7,7 @@ reference lays it out:
     config_contexts/(devices|virtual_machines)/<name>  an object's local context data
     export_templates/<app_label>/<model>/<name>        a template for lists of that type
     graphql_queries/<name>[.gql]                       a saved query
+    jobs/ or jobs.py                                   job classes (inventory/extras/gitjobs.py)
 
 Objects loaded are owned by the repository (their `owner`), updated in place on the next sync and
 removed when their file is gone (or the repository no longer provides their kind). A file that
@@ -461,12 +462,9 @@ class Loader:
                 self.report.warning("Deleted local config context", record, "local config contexts")
 
     def jobs(self) -> None:
-        if self.provides("extras.job"):
-            self.report.warning(
-                "Jobs are not loaded from Git repositories by this server: it runs only the jobs it "
-                "ships and those of its JOBS_MODULES setting. `jobs/` was not read.",
-                grouping="jobs",
-            )
+        from .gitjobs import refresh
+
+        refresh(self)
 
     def export_templates(self) -> None:
         grouping = "export templates"

@@ -39,6 +39,8 @@ class GitRepositorySync(Job):
         from inventory.extras import gitcli
         from inventory.extras.gitcontents import Loader, Report
 
+        from . import gitcode
+
         report = Report()
         self.logger.info('Creating/refreshing local copy of Git repository "%s"...', repository.name)
         path = repository.filesystem_path
@@ -65,6 +67,7 @@ class GitRepositorySync(Job):
                                 f"Failed to refresh data provided by {repository}. Please see logs."
                             )
                 except Exception as exc:
+                    gitcode.unload(repository.slug)  # no module of a sync that failed stays imported
                     message = gitcli.redact(str(exc), secrets)
                     if not isinstance(exc, SyncFailed):
                         report.error(message)

@@ -129,6 +129,9 @@ class Job(PrimaryModel):
         editable=False,
         help_text="The job queues that this job can be run on",
     )
+    # A Git repository's job: its variables as its last sync found them (inventory/jobs/gitcode.py),
+    # so the web process cleans and describes a run without importing the repository's code.
+    _variables = models.JSONField(default=list, blank=True, editable=False)
 
     class Meta:
         app_label = "extras"

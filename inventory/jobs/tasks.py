@@ -115,7 +115,7 @@ class JobTask(Task):
 
 @shared_task(bind=True, base=JobTask, name="inventory.jobs.run_job")
 def run_job(self, job_result_id: str, data: dict):
-    from .discovery import job_class
+    from .discovery import runnable_class
     from .models import JobResult
 
     job_result = JobResult.objects.select_related("job_model", "user").get(pk=job_result_id)
@@ -127,10 +127,11 @@ def run_job(self, job_result_id: str, data: dict):
     handler = JobLogHandler(job_result)
     logger.addHandler(handler)
     try:
-        klass = job_class(job_result.job_model) if job_result.job_model else None
+        user = handler.user = runner(job_result)
+        with acting_as(user):  # a repository's job is imported here: its module code acts as the user too
+            klass = runnable_class(job_result.job_model) if job_result.job_model else None
         if klass is None:
             raise RuntimeError("The job's code is not installed on this worker.")
-        user = handler.user = runner(job_result)
         job = klass(job_result=job_result, logger=logger, user=user)
         # What the job changes is logged as the job's, under its result's id; it reads and
         # writes as its user.

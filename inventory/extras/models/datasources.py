@@ -1,5 +1,5 @@
 """Git repositories: remote repositories whose files provide config contexts, their schemas,
-export templates and saved GraphQL queries (inventory/extras/gitsync.py loads them)."""
+export templates, saved GraphQL queries and jobs (inventory/extras/gitcontents.py loads them)."""
 
 import builtins
 import keyword
@@ -18,8 +18,8 @@ from inventory.base import PrimaryModel
 
 from .integrations import LaxURLValidator
 
-# What a repository may provide, as the reference lists it (sorted by identifier). Jobs are
-# accepted and reported as not loaded: this server runs no code it did not ship.
+# What a repository may provide, as the reference lists it (sorted by identifier). Jobs only
+# from the remotes the operator lists (`GIT_JOB_REPOSITORIES`): their code runs in the workers.
 PROVIDED_CONTENTS = [
     ("extras.configcontext", "config contexts"),
     ("extras.configcontextschema", "config context schemas"),
@@ -85,6 +85,27 @@ def hexsha_problem(value, field_name: str = "current_head") -> str | None:
     if not (MIN_HEXSHA <= len(value) <= MAX_HEXSHA) or not set(value) <= set(string.hexdigits):
         return f"Invalid {field_name} {value!r}: must be {MIN_HEXSHA}-{MAX_HEXSHA} hexadecimal characters"
     return None
+
+
+JOB_PATH_REST = re.compile(r"[A-Za-z0-9._~/-]+")
+NO_JOB_REMOTE = (
+    "Jobs are loaded only from the remotes listed in the server's GIT_JOB_REPOSITORIES setting; "
+    "this repository's remote is not one of them."
+)
+
+
+def jobs_allowed(url: str) -> bool:
+    """Whether the operator allows jobs from this remote: an entry equal to the URL, or one ending
+    in "/" that the URL continues with plain path segments (no `..`, no escapes: a prefix names
+    the repositories under it, never a way out of them)."""
+    for entry in settings.GIT_JOB_REPOSITORIES:
+        if url == entry:
+            return True
+        if entry.endswith("/") and url.startswith(entry):
+            rest = url[len(entry) :]
+            if JOB_PATH_REST.fullmatch(rest) and all(p not in ("", ".", "..") for p in rest.split("/")):
+                return True
+    return False
 
 
 def scheme_problem(url: str) -> str | None:
@@ -202,6 +223,8 @@ class GitRepository(PrimaryModel):
             raise ValidationError(
                 f"Slug cannot be changed once set. Current slug is {stored[0]}, requested slug is {self.slug}"
             )
+        if "extras.job" in (self.provided_contents or []) and not jobs_allowed(self.remote_url):
+            errors["provided_contents"] = [NO_JOB_REMOTE]
         if errors:
             raise ValidationError(errors)
         self.check_overlap()
