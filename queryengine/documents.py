@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import legacy
-from .filters import CUSTOM_FIELD_FILTER
+from . import legacy, query
 from .naturalslug import NAME as NATURAL_SLUG
 from .registry import (
     COMPUTED,
@@ -199,8 +198,7 @@ def many_to_many_fields(resource: Resource) -> tuple[str, ...]:
 def list_document(resource: Resource, depth, many: frozenset[str], filter_names: tuple[str, ...]) -> str:
     """`count` and `results` of one page; filter `i` is passed as variable `$f<i>`."""
     declared = "".join(
-        f", $f{i}: {'GenericScalar' if name == CUSTOM_FIELD_FILTER else '[String]'}"
-        for i, name in enumerate(filter_names)
+        f", $f{i}: {query.argument_type(resource, name)}" for i, name in enumerate(filter_names)
     )
     arguments = "".join(f", {name}: $f{i}" for i, name in enumerate(filter_names))
     filters_only = arguments[2:]

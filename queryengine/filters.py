@@ -162,6 +162,11 @@ def parse_regex(value: str):
     return value
 
 
+# GraphQL argument types of filters: a list of strings (repeated values are ORed), the custom
+# field filters' object, and one true or false value (CustomFilter.boolean).
+LIST_ARGUMENT, CUSTOM_FIELDS_ARGUMENT, BOOLEAN_ARGUMENT = "[String]", "GenericScalar", "Boolean"
+
+
 @dataclass(frozen=True)
 class Filter:
     """One filter parameter: `name` in the API, applied to the ORM `path` with `lookup`."""
@@ -173,14 +178,16 @@ class Filter:
     parse: object = None  # str -> value; raises ValueError with the user-facing message
     kind: str = "value"  # value | related | tags | search | custom
     build: object = None  # custom filters: parsed values -> Q
-    oracle: object = None  # custom filters: (obj, parsed values) -> bool, the same in Python
+    oracle: object = None  # custom filters: (obj, parsed values[, reader]) -> bool, the same in Python
     samples: tuple | Callable = ()  # custom filters: values worth trying (or a callable giving them)
     legacy: bool = False  # a filter of API 1.x only (slugs, `site=<slug>`)
+    reader: bool = False  # custom filters: `build` and `oracle` take the reading user too
+    argument: str = LIST_ARGUMENT  # the GraphQL argument's type
 
-    def q(self, resource: Resource, values: list[str]) -> Q:
+    def q(self, resource: Resource, values: list[str], user=None) -> Q:
         parsed = [self._parse(v) for v in values]
         if self.kind == "custom":
-            match = self.build(parsed)
+            match = self.build(parsed, user) if self.reader else self.build(parsed)
             return ~match if self.negate else match
         if self.kind == "search" and resource.search_q is not None:
             return reduce(lambda a, b: a & b, (resource.search_q(v) for v in parsed))
@@ -291,13 +298,17 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             custom.oracle,
             custom.samples,
             legacy=name in legacy,
+            reader=custom.reader,
+            argument=BOOLEAN_ARGUMENT if custom.boolean else LIST_ARGUMENT,
         )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
     if resource.has_custom_fields:
         # Every `cf_<key>[__<lookup>]` parameter travels in this one argument, {parameter: values}:
         # custom fields are defined at run time, the schema's arguments at start.
-        found[CUSTOM_FIELD_FILTER] = Filter(CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields")
+        found[CUSTOM_FIELD_FILTER] = Filter(
+            CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields", argument=CUSTOM_FIELDS_ARGUMENT
+        )
     return found
 
 
@@ -361,17 +372,20 @@ def _uuid_text(value: str) -> str | None:
         return None
 
 
-def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[str, Filter]):
-    """Narrow `queryset` by every given filter argument (a list of strings each). A condition
-    across a to-many relation (`has_interfaces`) goes through a subquery (`within`): a row
-    matching through several related rows is still one row, in the list and in its count."""
+def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[str, Filter], user=None):
+    """Narrow `queryset` by every given filter argument (a list of strings each, or a GraphQL
+    Boolean) for `user`, the reader (None: no one reads, a stored filter). A condition across a
+    to-many relation (`has_interfaces`) goes through a subquery (`within`): a row matching
+    through several related rows is still one row, in the list and in its count."""
     from .registry import resource_for
 
     errors: dict[str, list[str]] = {}
     for name, values in gather_custom(resource, arguments).items():
         if values is None:
             continue
-        if isinstance(values, str):
+        if isinstance(values, bool):
+            values = ["true" if values else "false"]
+        elif isinstance(values, str):
             values = [values]
         f = filters[name]
         try:
@@ -403,7 +417,7 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                     tagged = through.objects.filter(**{member: pk}).values(source)
                     queryset = queryset.exclude(pk__in=tagged) if f.negate else queryset.filter(pk__in=tagged)
             else:
-                queryset = within(queryset, f.q(resource, values))
+                queryset = within(queryset, f.q(resource, values, user))
         except FilterError as exc:
             errors.update(exc.errors)
     if errors:

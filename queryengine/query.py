@@ -12,7 +12,16 @@ from django.conf import settings
 from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
-from .filters import Filter, FilterError, apply_filters, build_filters, gather_custom, unknown_filters
+from .filters import (
+    BOOLEAN_ARGUMENT,
+    LIST_ARGUMENT,
+    Filter,
+    FilterError,
+    apply_filters,
+    build_filters,
+    gather_custom,
+    unknown_filters,
+)
 from .jsonsql import IdIn, IdText, Literal
 from .permissions import allowed_rows, within
 from .registry import FOREIGN_KEY, SCALAR, Resource, resource_by_object_type, resource_for
@@ -127,7 +136,37 @@ def filtered(resource: Resource, user, arguments: dict):
     unknown = [k for k in filters if k not in filters_of(resource)]
     if unknown:
         raise FilterError(unknown_filters(unknown, filters_of(resource)))
-    return apply_filters(resource, restricted(resource, user), filters, filters_of(resource))
+    return apply_filters(resource, restricted(resource, user), filters, filters_of(resource), user)
+
+
+def argument_type(resource: Resource, name: str) -> str:
+    """The GraphQL type of a filter's argument (a document's variable for it is declared so)."""
+    f = filters_of(resource).get(name)
+    return LIST_ARGUMENT if f is None else f.argument
+
+
+def argument_values(resource: Resource, user, given: dict) -> dict:
+    """Filter values as query strings carry them (lists of strings) in the types of their GraphQL
+    arguments: a Boolean one is its last value, true or false. A bad one is refused together
+    with every other filter's error (FilterError), as one answer names them all."""
+    known = filters_of(resource)
+    arguments, errors = dict(given), {}
+    for name, values in given.items():
+        f = known.get(name)
+        if f is None or f.argument != BOOLEAN_ARGUMENT or isinstance(values, bool) or not values:
+            continue
+        try:
+            arguments[name] = f._parse(values if isinstance(values, str) else values[-1])
+        except FilterError as exc:
+            errors.update(exc.errors)
+            del arguments[name]
+    if errors:
+        try:
+            filtered(resource, user, arguments)  # builds the query only: the others' errors
+        except FilterError as exc:
+            errors.update(exc.errors)
+        raise FilterError(errors)
+    return arguments
 
 
 def ordering(resource: Resource, order_by: list[str] | None) -> list[str]:

@@ -81,12 +81,19 @@ class CustomFilter:
 
     `oracle(obj, parsed values) -> bool` says the same in Python and `samples` are values worth
     trying, or `samples(objects) -> values` where they live in the database: the generic tests check
-    every declared filter against its oracle."""
+    every declared filter against its oracle.
+
+    `reader`: what it selects depends on who reads (stages awaiting their approval), so `build`
+    and `oracle` take the reading user as a last argument: anonymous, or None where no one reads
+    (a stored filter). `boolean`: one true or false value, as the reference's boolean filters:
+    GraphQL takes a `Boolean`, REST the last value given (parse with `parse_bool`)."""
 
     build: Callable
     parse: Callable | None = None
     oracle: Callable | None = None
     samples: tuple | Callable = ()
+    reader: bool = False
+    boolean: bool = False
 
 
 @dataclass(frozen=True)

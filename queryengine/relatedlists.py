@@ -125,15 +125,16 @@ def narrowed(relation: Relation, pairs, viewer, arguments: dict):
     if subset is query.NOTHING:
         return None
     filters = {k: v for k, v in arguments.items() if k not in PAGING and v is not None}
+    reader = None if viewer is None else viewer.user
     if relation.member is None:
         if filters:
-            pairs = apply_filters(target, pairs, filters, query.filters_of(target))
+            pairs = apply_filters(target, pairs, filters, query.filters_of(target), reader)
         if subset is not None:
             pairs = pairs.filter(pk__in=subset)
     elif filters or subset is not None:
         members = target.model._default_manager.all()
         if filters:
-            members = apply_filters(target, members, filters, query.filters_of(target))
+            members = apply_filters(target, members, filters, query.filters_of(target), reader)
         if subset is not None:
             members = members.filter(pk__in=subset)
         pairs = pairs.filter(**{f"{relation.member}__in": members.values("pk")})

@@ -17,7 +17,7 @@ from graphene_django import DjangoObjectType
 
 from . import customschema, naturalslug, query, relatedlists, uploads
 from .documents import GENERIC_MARK
-from .filters import CUSTOM_FIELD_FILTER
+from .filters import BOOLEAN_ARGUMENT, CUSTOM_FIELDS_ARGUMENT, LIST_ARGUMENT
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -339,11 +339,15 @@ def build_type(resource: Resource) -> type:
     return object_type
 
 
+ARGUMENT_TYPES = {
+    LIST_ARGUMENT: lambda: graphene.List(graphene.String),
+    CUSTOM_FIELDS_ARGUMENT: GenericScalar,
+    BOOLEAN_ARGUMENT: graphene.Boolean,
+}
+
+
 def filter_arguments(resource: Resource) -> dict:
-    return {
-        name: GenericScalar() if name == CUSTOM_FIELD_FILTER else graphene.List(graphene.String)
-        for name in query.filters_of(resource)
-    }
+    return {name: ARGUMENT_TYPES[f.argument]() for name, f in query.filters_of(resource).items()}
 
 
 def root_list(resource: Resource, info, arguments: dict) -> list:

@@ -13,6 +13,7 @@ from functools import cache
 from importlib import metadata
 
 from queryengine.filters import (
+    BOOLEAN_ARGUMENT,
     CUSTOM_FIELD_FILTER,
     parse_bool,
     parse_date_value,
@@ -114,7 +115,9 @@ def filter_parameters(resource: Resource, version: str) -> list[dict]:
             description = "filter"
         else:
             description = LOOKUP_MEANINGS.get(suffix, LOOKUP_MEANINGS[""])
-        found.append(query(name, filter_item_schema(resource, f), description, repeat=True))
+        # A Boolean filter takes one value (the last, when repeated), as the reference's.
+        single = f.argument == BOOLEAN_ARGUMENT
+        found.append(query(name, filter_item_schema(resource, f), description, repeat=not single))
     return found
 
 

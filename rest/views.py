@@ -28,7 +28,7 @@ from queryengine.documents import (
 from queryengine.errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, unknown_filters
 from queryengine.mutations import check_same_id
-from queryengine.query import can_view, filters_of, restricted, visible_rows
+from queryengine.query import argument_values, can_view, filters_of, restricted, visible_rows
 from queryengine.registry import CONTENT_TYPES, MANY_TO_MANY, Resource
 from queryengine.schema import RequestContext
 from queryengine.writes import writable_fields
@@ -318,6 +318,7 @@ def list_page(
     params = request.GET
     filters = list_filters(request, resource, allowed)
     filters.update(scope_filters or {})
+    filters = argument_values(resource, request.context.user, filters)
     shape = legacy.shape(request, parse_depth(request))
     limit, offset = parse_paging(request)
     if getattr(request, "response_format", None) == "csv":  # every row, at depth 0, as the reference

@@ -4,8 +4,12 @@ it never runs."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
+from django.test import Client
+from django.test.utils import override_settings
 
 from inventory.jobs.approvals import ApprovalWorkflow
 from inventory.jobs.models import JobResult, ScheduledJob
@@ -327,3 +331,131 @@ def test_a_job_with_sensitive_variables_is_not_held(board, jobs):
         "job to set `has_sensitive_variables` to False."
     ]
     assert not ScheduledJob.objects.exists() and not JobResult.objects.filter(name="Secretive").exists()
+
+
+GRAPHQL = "/api/graphql/"
+MY_STAGES = """query ($p: Boolean) {
+  mine: approval_workflow_stages(pending_my_approvals: true) { id }
+  done: approval_workflow_stages(pending_my_approvals: false) { id }
+  given: approval_workflow_stages(pending_my_approvals: $p) { id }
+  counted: approval_workflow_stages_count(pending_my_approvals: true)
+}"""
+
+
+def my_stages(api) -> tuple[set, set]:
+    """The stages awaiting the reader (REST `pending_my_approvals=true`) and those they decided
+    (`false`), checked against GraphQL's answers, literal and as a variable."""
+    found = []
+    for value in ("true", "false"):
+        body = api.json(STAGES, {"pending_my_approvals": value, "limit": 100})
+        assert body["count"] == len(body["results"])
+        found.append({row["id"] for row in body["results"]})
+    for value, expected in ((True, found[0]), (False, found[1])):
+        response = api.post(GRAPHQL, {"query": MY_STAGES, "variables": {"p": value}})
+        data = orjson.loads(response.content)
+        assert response.status_code == 200 and "errors" not in data, data
+        data = data["data"]
+        assert {row["id"] for row in data["given"]} == expected
+        assert {row["id"] for row in data["mine"]} == found[0] and data["counted"] == len(found[0])
+        assert {row["id"] for row in data["done"]} == found[1]
+    return found[0], found[1]
+
+
+def ids(*rows) -> set[str]:
+    return {row["id"] for row in rows}
+
+
+def test_the_stages_awaiting_the_readers_approval(board, jobs):
+    """`pending_my_approvals`: true lists the active, pending stages of pending workflows whose
+    approver group holds the reader and that they have not approved; false those they responded
+    to that no longer await them. REST and GraphQL agree, and permissions narrow both."""
+    peers = Group.objects.get(name="Peers")
+    henry, henry_api = person(
+        "henry", "extras.view_approvalworkflow", "extras.view_approvalworkflowstage", groups=[peers]
+    )
+    stages = [
+        stages_of(board["admin"], run_greet(board["dave"], jobs)["scheduled_job"]["id"]) for _ in range(6)
+    ]
+    (w1, (peer1, board1)), (w2, (peer2, _)), (w3, _), (w4, (peer4, board4)), (_, (peer5, _)) = stages[:5]
+    w6, (peer6, _) = stages[5]
+    assert decide(board["alice"], peer1)[0] == 200  # one approval of two: still pending
+    assert decide(board["bob"], peer1, "comment", "looking")[0] == 200  # a comment is no decision
+    assert decide(board["bob"], peer2, "deny")[0] == 200  # workflow 2 denied
+    assert send(board["dave"], "post", f"{WORKFLOWS}{w3['id']}/cancel/")[0] == 200
+    assert decide(board["alice"], peer4)[0] == 200 and decide(board["bob"], peer4)[0] == 200
+    # A pending stage of a workflow that is no longer pending awaits no one.
+    ApprovalWorkflow.objects.filter(pk=w6["id"]).update(current_state="Approved")
+
+    assert my_stages(board["alice"]) == (ids(peer5), ids(peer1, peer4))
+    assert my_stages(board["bob"]) == (ids(peer1, peer5), ids(peer2, peer4))
+    # The change board's stage of workflow 1 is not active yet; workflow 4's is.
+    assert my_stages(board["carol"]) == (ids(board4), set())
+    assert my_stages(board["eve"]) == (set(), set())  # in no approver group
+    assert my_stages(board["admin"]) == (set(), set())  # a superuser is in no group either
+    assert my_stages(henry_api) == (ids(peer1, peer5), set())
+    assert peer6["id"] not in my_stages(henry_api)[0]
+
+    # Decided, the stage leaves carol's pending list for her done list.
+    assert decide(board["carol"], board4)[0] == 200
+    assert board["admin"].json(f"{WORKFLOWS}{w4['id']}/")["current_state"]["value"] == "Approved"
+    assert my_stages(board["carol"]) == (set(), ids(board4))
+
+    # Nested lists take the filter too, for the same reader.
+    data = orjson.loads(
+        henry_api.post(
+            GRAPHQL,
+            {
+                "query": "{ approval_workflows { approval_workflow_stages(pending_my_approvals: true) { id } } }"
+            },
+        ).content
+    )["data"]
+    assert {s["id"] for w in data["approval_workflows"] for s in w["approval_workflow_stages"]} == ids(
+        peer1, peer5
+    )
+
+    # A reader whose object permissions show workflow 1's stages only sees no other.
+    ivy, ivy_api = person("ivy", groups=[peers])
+    permission = ObjectPermission.objects.create(
+        name="workflow 1", actions=["view"], constraints={"approval_workflow": w1["id"]}
+    )
+    permission.object_types.set([ContentType.objects.get_by_natural_key("extras", "approvalworkflowstage")])
+    permission.users.set([ivy])
+    assert {row["id"] for row in ivy_api.json(STAGES)["results"]} == ids(peer1, board1)
+    assert my_stages(ivy_api) == (ids(peer1), set())
+
+
+def test_pending_my_approvals_takes_one_boolean(board, jobs):
+    _, (peer, _) = stages_of(board["admin"], run_greet(board["dave"], jobs)["scheduled_job"]["id"])
+    alice = board["alice"]
+    # Repeated, the last value counts, as the reference's boolean filters take it.
+    both = alice.json(STAGES, [("pending_my_approvals", "false"), ("pending_my_approvals", "true")])
+    assert [row["id"] for row in both["results"]] == [peer["id"]]
+    assert alice.json(STAGES, {"pending_my_approvals": "1"})["count"] == 1
+    assert alice.json(STAGES, {"pending_my_approvals": "maybe"}, status=400) == {
+        "pending_my_approvals": ["Select a valid choice. maybe is not one of the available choices."]
+    }
+    # A bad value is named with the other filters' errors, in one answer.
+    body = alice.json(STAGES, {"pending_my_approvals": "maybe", "state": "Nope", "id": "x"}, status=400)
+    assert set(body) == {"pending_my_approvals", "state", "id"}
+    # GraphQL takes a Boolean, as the reference's schema: a string is refused, naming the type.
+    response = alice.post(
+        GRAPHQL, {"query": '{ approval_workflow_stages(pending_my_approvals: "true") { id } }'}
+    )
+    assert "Boolean" in orjson.loads(response.content)["errors"][0]["message"]
+    # The list page takes it as the API does.
+    page = Client()
+    page.force_login(User.objects.get(username="alice"))
+    response = page.get("/extras/approval-workflow-stages/", {"pending_my_approvals": "true"})
+    assert response.status_code == 200 and f"/{peer['id']}/".encode() in response.content
+    response = page.get("/extras/approval-workflow-stages/", {"pending_my_approvals": "false"})
+    assert response.status_code == 200 and f"/{peer['id']}/".encode() not in response.content
+    response = page.get("/extras/approval-workflow-stages/", {"pending_my_approvals": "maybe"})
+    assert response.status_code == 400 and b"maybe is not one of the available choices" in response.content
+    # No one signed in (the stages exempt from view permissions): nothing awaits, nothing was decided.
+    anonymous = Api(None)
+    with override_settings(EXEMPT_VIEW_PERMISSIONS=["extras.approvalworkflowstage"]):
+        assert anonymous.json(STAGES)["count"] == 2
+        for value in ("true", "false"):
+            assert anonymous.json(STAGES, {"pending_my_approvals": value})["count"] == 0
+        response = anonymous.post(GRAPHQL, {"query": MY_STAGES, "variables": {"p": True}})
+        assert orjson.loads(response.content)["data"] == {"mine": [], "done": [], "given": [], "counted": 0}

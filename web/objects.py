@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 from queryengine.errors import NotFound, PermissionDenied, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
 from queryengine.permissions import allowed_rows
-from queryengine.query import can_view, filters_of
+from queryengine.query import argument_type, argument_values, can_view, filters_of
 from queryengine.registry import FILE, SCALAR, Resource, resource_by_object_type
 
 from . import savedviews, shown
@@ -71,10 +71,7 @@ def error_messages(errors) -> list[str]:
 @lru_cache(maxsize=2048)
 def list_document(resource: Resource, filter_names: tuple[str, ...], named: tuple[str, ...] = ()) -> str:
     """`count` and `results` of one page of a list, with the list's columns."""
-    declared = "".join(
-        f", $f{i}: {'GenericScalar' if name == CUSTOM_FIELD_FILTER else '[String]'}"
-        for i, name in enumerate(filter_names)
-    )
+    declared = "".join(f", $f{i}: {argument_type(resource, name)}" for i, name in enumerate(filter_names))
     arguments = "".join(f", {name}: $f{i}" for i, name in enumerate(filter_names))
     count_arguments = f"({arguments[2:]})" if arguments else ""
     columns = " ".join(shown.selection(spec) for spec in shown.list_columns(resource, named))
@@ -154,7 +151,7 @@ def object_list(request, resource: Resource):
     sort = request.GET.get("sort") or None
     errors, count, results, status = [], 0, [], 200
     try:
-        filters = page_filters(request, resource)
+        filters = argument_values(resource, request.user, page_filters(request, resource))
         names = tuple(sorted(filters))
         variables = {"limit": limit, "offset": offset, "order_by": [sort] if sort else None}
         variables.update({f"f{i}": filters[name] for i, name in enumerate(names)})

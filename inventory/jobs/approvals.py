@@ -27,6 +27,8 @@ from inventory.base import BaseModel, OrganizationalModel, PrimaryModel
 
 PENDING, APPROVED, DENIED, CANCELED, COMMENT = "Pending", "Approved", "Denied", "Canceled", "Comment"
 STATES = [(state, state) for state in (PENDING, APPROVED, DENIED, CANCELED, COMMENT)]
+# The order in which a workflow's stages are decided (its active stage: the first not approved).
+ACTIVE_ORDER = ("approval_workflow_stage_definition__sequence", "pk")
 # The object types that ask for approval (the reference's `approval_workflows` feature).
 APPROVABLE = ("extras.scheduledjob",)
 
@@ -231,11 +233,7 @@ class ApprovalWorkflow(OrganizationalModel):
     @property
     def active_stage(self) -> ApprovalWorkflowStage | None:
         """The first stage, in sequence order, not yet approved (None: all are)."""
-        return (
-            self.approval_workflow_stages.exclude(state=APPROVED)
-            .order_by("approval_workflow_stage_definition__sequence")
-            .first()
-        )
+        return self.approval_workflow_stages.exclude(state=APPROVED).order_by(*ACTIVE_ORDER).first()
 
     @property
     def is_active(self) -> bool:
@@ -370,6 +368,61 @@ class ApprovalWorkflowStage(OrganizationalModel):
         workflow = self.approval_workflow
         if decided and workflow.current_state == PENDING:
             workflow.save()  # the workflow may be decided now
+
+
+def awaiting(user) -> models.Q:
+    """The stages awaiting `user`'s decision, as the reference's `pending_my_approvals` finds
+    them: pending, each the active stage of its pending workflow, their approver group holds the
+    user and the user has not approved them yet. Nothing for a reader who has not signed in."""
+    if user is None or not user.is_authenticated:
+        return models.Q(pk__in=[])
+    active = (  # the workflow's first stage not yet approved, as ApprovalWorkflow.active_stage
+        ApprovalWorkflowStage.objects.filter(approval_workflow=models.OuterRef("approval_workflow"))
+        .exclude(state=APPROVED)
+        .order_by(*ACTIVE_ORDER)
+        .values("pk")[:1]
+    )
+    approved = ApprovalWorkflowStageResponse.objects.filter(user=user, state=APPROVED)
+    return models.Q(
+        models.Q(pk=models.Subquery(active)),
+        state=PENDING,
+        approval_workflow__current_state=PENDING,
+        approval_workflow_stage_definition__approver_group__in=user.groups.values("pk"),
+    ) & ~models.Q(pk__in=approved.values("approval_workflow_stage"))
+
+
+def awaits(stage: ApprovalWorkflowStage, user) -> bool:
+    """`awaiting` for one stage, worked out in Python from the models."""
+    definition = stage.approval_workflow_stage_definition
+    return (
+        user is not None
+        and user.is_authenticated
+        and stage.is_active_stage
+        and stage.approval_workflow.is_active
+        and definition is not None
+        and user.groups.filter(pk=definition.approver_group_id).exists()
+        and not stage.approval_workflow_stage_responses.filter(user=user, state=APPROVED).exists()
+    )
+
+
+def answered(user) -> models.Q:
+    """The stages `user` has responded to that no longer await their decision (the reference's
+    `pending_my_approvals=false`). Nothing for a reader who has not signed in."""
+    if user is None or not user.is_authenticated:
+        return models.Q(pk__in=[])
+    responded = ApprovalWorkflowStageResponse.objects.filter(user=user).values("approval_workflow_stage")
+    pending = ApprovalWorkflowStage.objects.filter(awaiting(user)).values("pk")
+    return models.Q(pk__in=responded) & ~models.Q(pk__in=pending)
+
+
+def has_answered(stage: ApprovalWorkflowStage, user) -> bool:
+    """`answered` for one stage, worked out in Python from the models."""
+    return (
+        user is not None
+        and user.is_authenticated
+        and stage.approval_workflow_stage_responses.filter(user=user).exists()
+        and not awaits(stage, user)
+    )
 
 
 class ApprovalWorkflowStageResponse(BaseModel):

@@ -2,7 +2,7 @@ import orjson
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
-from queryengine.filters import parse_uuid
+from queryengine.filters import parse_bool, parse_uuid
 from queryengine.objecttexts import object_texts
 from queryengine.query import NOTHING
 from queryengine.registry import Computed, CustomFilter, Display, Included, Resource, register, resource_for
@@ -14,6 +14,10 @@ from .approvals import (
     ApprovalWorkflowStage,
     ApprovalWorkflowStageDefinition,
     ApprovalWorkflowStageResponse,
+    answered,
+    awaiting,
+    awaits,
+    has_answered,
 )
 from .models import (
     FileProxy,
@@ -190,6 +194,30 @@ OF_WORKFLOW = CustomFilter(
     ),
     samples=lambda objects: [str(pk) for pk in ApprovalWorkflow.objects.values_list("pk", flat=True)[:3]],
 )
+
+
+def my_approvals(values: list[bool], user) -> Q:
+    """Stages awaiting the reader's decision (true) or that the reader has decided (false). A
+    stored filter has no reader: it does not apply, as the reference's without a request."""
+    if user is None:
+        return Q()
+    return awaiting(user) if values[-1] else answered(user)
+
+
+def in_my_approvals(stage: ApprovalWorkflowStage, values: list[bool], user) -> bool:
+    if user is None:
+        return True
+    return awaits(stage, user) if values[-1] else has_answered(stage, user)
+
+
+PENDING_MY_APPROVALS = CustomFilter(
+    build=my_approvals,
+    parse=parse_bool,
+    oracle=in_my_approvals,
+    samples=("true", "false"),
+    reader=True,
+    boolean=True,
+)
 STAGE = "approval_workflow_stage_definition__"
 register(
     Resource(
@@ -229,6 +257,7 @@ register(
         "extras/approval-workflow-stages",
         display=Display((f"{STAGE}approval_workflow_definition__name", f"{STAGE}name", "state"), stage_label),
         search=(f"{STAGE}name", "approval_workflow__approval_workflow_definition__name"),
+        filters={"pending_my_approvals": PENDING_MY_APPROVALS},
         natural_key=None,
         notes=True,
     )
