@@ -25,12 +25,22 @@ from .snapshot import Sample, Snapshot
 os.environ.setdefault("SECRET_KEY", django_settings.SECRET_KEY)
 
 
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server"}
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
-    """The modules holding long tests first, each kept whole (their module-scoped fixtures are
-    set up once), the order otherwise as collected: started last, a long test would keep one
-    worker busy after the others finished."""
-    first = {item.path for item in items if item.get_closest_marker("long")}
-    items.sort(key=lambda item: item.path not in first)
+    """The tests needing no test database of the modules holding long ones first (kept together:
+    their module-scoped servers start once), the order otherwise as pytest-django leaves it (tests
+    that flush the database after those that do not, those without a database last): started
+    last, a long test keeps one worker busy after the others finished."""
+    holding_long = {item.path for item in items if item.get_closest_marker("long")}
+
+    def early(item) -> bool:
+        uses_database = item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames)
+        return item.path in holding_long and not uses_database
+
+    items.sort(key=lambda item: not early(item))
 
 
 class QuickPBKDF2PasswordHasher(PBKDF2PasswordHasher):
