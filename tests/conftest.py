@@ -208,6 +208,8 @@ def second_copy_snapshot(django_db_setup, django_db_blocker, sample_snapshot, ad
         # Taken inside a module's shared sample when a later test of it asks first.
         owner = User.objects.filter(pk=ADMIN_ID).first()
         if owner is None:
+            # A module's own sample (its own admin) is not the one this copy goes on.
+            assert not User.objects.exists(), "second_copy lays a copy on this file's sample only"
             owner = create_admin(admin_password_hash)
             sample_snapshot.restore()
             definitions.forget()
