@@ -15,6 +15,7 @@ import fcntl
 import os
 import re
 import shutil
+import stat
 import subprocess
 import time
 from collections.abc import Iterator
@@ -236,6 +237,20 @@ def symbolic_links(path: Path) -> set[str]:
 def regular_files(path: Path) -> set[str]:
     """Paths the checked-out tree holds as regular files: the only ones code is imported from."""
     return {name for mode, name in tree_entries(path) if mode in ("100644", "100755")}
+
+
+def read_file(path: Path) -> bytes:
+    """A file of a clone: a regular file opened without following a link, at most
+    GIT_MAX_FILE_SIZE bytes (ValueError otherwise)."""
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("it is not a regular file")
+        if info.st_size > settings.GIT_MAX_FILE_SIZE:
+            raise ValueError(
+                f"the file is larger than {settings.GIT_MAX_FILE_SIZE} bytes (GIT_MAX_FILE_SIZE)"
+            )
+        return handle.read()
 
 
 def head(path: Path) -> str | None:

@@ -24,13 +24,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import yaml
-from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
 
 from queryengine.acting import readable
 
+from . import gitcli
 from .models import ConfigContext, ConfigContextSchema, ExportTemplate, GitRepository, GraphQLQuery
 
 # Filters of a config context's `_metadata` and the directories assigning it by name.
@@ -159,13 +159,7 @@ class Loader:
 
     @staticmethod
     def read(path: Path) -> str:
-        size = path.stat().st_size
-        if size > settings.GIT_MAX_FILE_SIZE:
-            raise ValueError(
-                f"the file is larger than {settings.GIT_MAX_FILE_SIZE} bytes (GIT_MAX_FILE_SIZE)"
-            )
-        with open(path, encoding="utf8") as handle:
-            return handle.read()
+        return gitcli.read_file(path).decode("utf8")
 
     def data(self, path: Path):
         """A JSON or YAML document (YAML is a superset of JSON)."""

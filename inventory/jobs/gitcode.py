@@ -26,7 +26,7 @@ from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 
-from django.conf import settings
+from inventory.extras import gitcli
 
 from . import base
 
@@ -81,16 +81,10 @@ class Clone:
             current = current / part
             if not stat.S_ISDIR(os.lstat(current).st_mode):
                 raise ImportError(f"`{relative}` is not a file of the repository")
-        descriptor = os.open(current / relative.rsplit("/", 1)[-1], os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(descriptor, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise ImportError(f"`{relative}` is not a file of the repository")
-            if info.st_size > settings.GIT_MAX_FILE_SIZE:
-                raise ImportError(
-                    f"`{relative}` is larger than {settings.GIT_MAX_FILE_SIZE} bytes (GIT_MAX_FILE_SIZE)"
-                )
-            return handle.read()
+        try:
+            return gitcli.read_file(current / relative.rsplit("/", 1)[-1])
+        except ValueError as exc:
+            raise ImportError(f"`{relative}`: {exc}") from None
 
     def spec(self, fullname: str) -> ModuleSpec:
         if fullname == self.slug:  # the clone itself: an empty package
