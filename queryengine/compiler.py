@@ -19,7 +19,8 @@ a type run the prepared queries unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
+from weakref import WeakValueDictionary
 
 import orjson
 import psycopg
@@ -71,6 +72,7 @@ from .selections import (
     Unsupported,
     fields,
     is_reference,
+    node_text,
     reference_pieces,
     reference_text,
     response_key,
@@ -653,7 +655,14 @@ class RootPlan:
 
 
 class Plan:
-    def __init__(self, schema: GraphQLSchema, operation: OperationDefinitionNode, roots: list[RootPlan]):
+    def __init__(
+        self,
+        schema: GraphQLSchema,
+        operation: OperationDefinitionNode,
+        roots: list[RootPlan],
+        shared: SharedPlans | None = None,
+    ):
+        self.shared = shared  # kept while this plan is: other documents may reuse its object plans
         self.schema = schema
         self.operation = operation
         self.name = operation.name.value if operation.name else None
@@ -700,6 +709,7 @@ def _aborted(connection) -> bool:
     return raw is not None and raw.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
 
 
+@cache  # the registry is complete before the first document compiles
 def _root_fields() -> dict[str, tuple[str, Resource]]:
     mapping = dict(mutation_fields())
     for resource in resources():
@@ -730,7 +740,8 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
         raise Unsupported("subscriptions")
     known = _root_fields()
     roots = []
-    compiling = COMPILING.set((fragments, {}))
+    shared = _shared_plans(fragments)
+    compiling = COMPILING.set((fragments, shared))
     try:
         for node in fields(operation.selection_set):
             name = node.name.value
@@ -742,11 +753,43 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
             plan = RootPlan(response_key(node), kind, resource, root_type.fields[name], node)
             if kind not in ("count", "delete"):
                 revealed = resource.shown_once if kind == "create" else ()
-                plan.objects = ObjectPlan(resource, node.selection_set, revealed)
+                plan.objects = _top_plan(shared, resource, node.selection_set, revealed)
             roots.append(plan)
     finally:
         COMPILING.reset(compiling)
-    return Plan(schema, operation, roots)
+    return Plan(schema, operation, roots, shared)
+
+
+class SharedPlans(dict):
+    """Object plans by (resource, fragment name) or (resource, shown-once secrets, selection
+    text), shared by the documents whose fragments read the same: REST's documents of one shape
+    differ only in their filters, and each would otherwise compile (and compile to SQL) the same
+    plans again."""
+
+
+# fragments' text -> their plans, while a prepared document holds them
+_SHARED: WeakValueDictionary[str, SharedPlans] = WeakValueDictionary()
+
+
+def _shared_plans(fragments: dict) -> SharedPlans:
+    texts = [node_text(f) for f in fragments.values()]
+    if None in texts:
+        return SharedPlans()
+    key = "\0".join(texts)
+    shared = _SHARED.get(key)
+    if shared is None:
+        shared = _SHARED.setdefault(key, SharedPlans())
+    return shared
+
+
+def _top_plan(shared: SharedPlans, resource: Resource, selection_set, revealed) -> ObjectPlan:
+    text = node_text(selection_set)
+    if text is None:
+        return ObjectPlan(resource, selection_set, revealed)
+    key = (resource, revealed, text)
+    if key not in shared:
+        shared[key] = ObjectPlan(resource, selection_set, revealed)
+    return shared[key]
 
 
 __all__ = ["GraphQLError", "Plan", "compile_document"]

@@ -127,7 +127,7 @@ def _definition(name: str) -> tuple[str, tuple[str, ...]]:
 
 def with_fragments(text: str) -> str:
     """A document's text followed by the definitions of the fragments it spreads, directly or
-    through other fragments, each once."""
+    through other fragments, each once and on a line of its own (engine: each is parsed once)."""
     pending, seen, definitions = list(dict.fromkeys(SPREAD.findall(text))), set(), []
     while pending:
         name = pending.pop()
@@ -137,7 +137,7 @@ def with_fragments(text: str) -> str:
         definition, spreads = _definition(name)
         definitions.append(definition)
         pending.extend(spreads)
-    return " ".join([text, *sorted(definitions)])
+    return "\n".join([text, *sorted(definitions)])
 
 
 def _generic(spec, depth: int) -> str:

@@ -24,12 +24,11 @@ from graphql import (
     ValidationRule,
     execute,
     get_nullable_type,
-    parse,
     specified_rules,
     validate,
 )
 
-from . import customschema, uploads
+from . import customschema, generated, uploads
 from .compiler import Plan, compile_document
 from .documentcache import DocumentCache
 from .limits import parse_within_limits
@@ -157,10 +156,13 @@ def prepare_once(source: str, limited: bool = False) -> Prepared:
     """Parse, validate and compile a document; `limited`: within the bounds set for documents
     clients write (queryengine.limits), checked first."""
     try:
-        document = parse_within_limits(source) if limited else parse(source)
+        document = parse_within_limits(source) if limited else generated.parse(source)
     except GraphQLError as exc:
         return Prepared(None, (exc,), None, False)
-    errors = validate(GRAPHQL_SCHEMA, document, RULES if limited else GENERATED_RULES)
+    if limited:
+        errors = validate(GRAPHQL_SCHEMA, document, RULES)
+    else:
+        errors = generated.validate(GRAPHQL_SCHEMA, document, GENERATED_RULES)
     if errors:
         return Prepared(document, tuple(errors), None, False)
     is_mutation = any(

@@ -16,6 +16,11 @@ class Unsupported(Exception):
     """The document uses something the compiler does not handle; run it generically."""
 
 
+def node_text(node) -> str | None:
+    """The text a parsed node was read from; None for one built without it."""
+    return None if node.loc is None else node.loc.source.body[node.loc.start : node.loc.end]
+
+
 def response_key(node: FieldNode) -> str:
     return node.alias.value if node.alias else node.name.value
 

@@ -1,0 +1,106 @@
+"""REST's documents of one shape differ only in their filters: their fragments are parsed once,
+their bodies validated once and their plans compiled once, and none of that lets an invalid
+document through or mixes up what two documents show."""
+
+from __future__ import annotations
+
+import gc
+
+import orjson
+
+from inventory.dcim.models import Device
+from inventory.users.models import Token
+from queryengine import compiler, engine, generated
+from queryengine.documents import list_document, many_to_many_fields
+from queryengine.registry import resource_for
+from queryengine.schema import RequestContext
+
+from .conftest import Api
+from .test_token_keys import KEY, TOKENS
+
+DEVICES = "/api/dcim/devices/"
+
+
+def prepared_list(resource, depth: int, filters: tuple[str, ...]):
+    document = list_document(resource, depth, frozenset(many_to_many_fields(resource)), filters)
+    return engine.prepare(document)
+
+
+def test_documents_of_one_shape_share_fragments_and_plans_and_answer_each_their_own(api, sample):
+    resource = resource_for(Device)
+    device = sample[Device][0]
+    engine.prepare.clear()
+    by_name = api.json(DEVICES, {"depth": 2, "name": device.name})["results"]
+    by_status = api.json(DEVICES, {"depth": 2, "status": device.status.name})["results"]
+    assert [row["id"] for row in by_name] == [str(device.pk)]
+    assert {row["id"] for row in by_status} == {
+        str(pk) for pk in Device.objects.filter(status=device.status).values_list("pk", flat=True)
+    }
+    # The nested objects are whole at depth 2, as without any sharing.
+    assert by_name[0]["location"]["name"] == device.location.name
+    assert by_name[0] == next(row for row in by_status if row["id"] == str(device.pk))
+
+    first, second = prepared_list(resource, 2, ("name",)), prepared_list(resource, 2, ("status",))
+    assert first is not second
+    fragments = first.document.definitions[1:]
+    assert len(fragments) > 5
+    assert all(a is b for a, b in zip(fragments, second.document.definitions[1:], strict=True))
+    results = [next(r for r in p.plan.roots if r.key == "results") for p in (first, second)]
+    assert results[0].objects is results[1].objects
+
+
+def test_a_body_known_valid_does_not_let_another_documents_bad_header_through(api, sample):
+    resource = resource_for(Device)
+    valid = list_document(resource, 1, frozenset(), ("name",))
+    assert not engine.prepare(valid).errors
+    assert "$f0: [String]" in valid and "name: $f0" in valid
+    wrong_type = valid.replace("$f0: [String]", "$f0: [Int]", 1)
+    unknown_argument = valid.replace("name: $f0", "no_such_filter: $f0")
+    undeclared = valid.replace(", $f0: [String]", "", 1)
+    for text, message in (
+        (wrong_type, "Variable '$f0' of type '[Int]' used in position expecting type '[String]'"),
+        (unknown_argument, "Unknown argument 'no_such_filter'"),
+        (undeclared, "Variable '$f0' is not defined."),
+    ):
+        errors = engine.prepare(text).errors
+        assert errors and any(message in e.message for e in errors), (message, errors)
+
+
+def test_a_body_naming_a_variable_is_validated_whole_every_time(superuser, sample):
+    """Where the body names a variable, the variables' check alone could not vouch for it."""
+    query = "query ($n: Int) {\ndevices(limit: 2) { id interfaces(limit: $n) { id } } }"
+    context = RequestContext(user=superuser, base_url="http://testserver/api/")
+    assert not engine.run(query, {"n": 1}, context).errors
+    assert generated._skeleton(generated.parse(query)) is None
+    bad = query.replace("($n: Int)", "($n: String)")
+    errors = engine.run(bad, {"n": "1"}, context).errors
+    assert errors and "used in position expecting type" in errors[0].message
+
+
+def test_documents_not_laid_out_one_definition_per_line_parse_whole(superuser, sample):
+    context = RequestContext(user=superuser, base_url="http://testserver/api/")
+    lines = "query {\n  devices(limit: 1) {\n    ...D\n  }\n}\nfragment D on DeviceType {\n  id\n}"
+    result = engine.run(lines, None, context)
+    assert result.errors is None and len(result.data["devices"]) == 1
+    # A fragment's line that is not a whole definition is parsed with the rest.
+    broken = "query { devices(limit: 1) { ...D } }\nfragment D on DeviceType { id"
+    errors = engine.run(broken, None, context).errors
+    assert errors and errors[0].message.startswith("Syntax Error")
+
+
+def test_shared_plans_go_with_the_last_document_holding_them(sample):
+    resource = resource_for(Device)
+    prepared_list(resource, 3, ("name",))
+    assert compiler._SHARED
+    engine.prepare.clear()
+    gc.collect()
+    assert not [key for key in compiler._SHARED if "Device_at_2" in key]
+
+
+def test_a_created_tokens_plan_is_not_the_lists(sample):
+    """A create shows the new token's key once; a list of the same fields never does."""
+    api = Api(sample[Token][0].key)
+    made = api.post(TOKENS, {"description": "one"})
+    assert made.status_code == 201 and KEY.fullmatch(orjson.loads(made.content)["key"])
+    listed = api.json(TOKENS, {"limit": 100})["results"]
+    assert listed and all(row["key"] is None for row in listed)
