@@ -11,6 +11,7 @@ fields (a depth-6 interface was megabytes), and so would parsing, validating and
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -104,7 +105,17 @@ def _related(target: Resource, depth: int, generic: bool = False) -> str:
 
 # fragment name -> (resource, depth, whether it is shown through a generic relation)
 FRAGMENTS: dict[str, tuple[Resource, int, bool]] = {}
-SPREAD = re.compile(r"\.\.\.(\w+_at_\d+)")
+# fragment name -> the definition of a response's top-level fields (`top_spread`)
+TOP_FRAGMENTS: dict[str, str] = {}
+SPREAD = re.compile(r"\.\.\.(\w+_(?:at_\d+|top_[0-9a-f]+))")
+
+
+def top_spread(resource: Resource, fields: str) -> str:
+    """A response's top-level fields as the spread of a fragment of their own: documents of one
+    shape then differ in their first line only (filters), and the engine parses the rest once."""
+    name = f"{resource.type_name}_top_{hashlib.sha1(fields.encode()).hexdigest()[:16]}"
+    TOP_FRAGMENTS[name] = f"fragment {name} on {resource.type_name} {{ {fields} }}"
+    return f"...{name}"
 
 
 def fragment(resource: Resource, depth: int, generic: bool = False) -> str:
@@ -118,11 +129,13 @@ def fragment(resource: Resource, depth: int, generic: bool = False) -> str:
 @lru_cache(maxsize=4096)
 def _definition(name: str) -> tuple[str, tuple[str, ...]]:
     """A fragment's definition and the fragments it spreads."""
-    resource, depth, generic = FRAGMENTS[name]
-    fields = selection(resource, depth, top=False) + (f" {GENERIC_MARK}" if generic else "")
-    return f"fragment {name} on {resource.type_name} {{ {fields} }}", tuple(
-        dict.fromkeys(SPREAD.findall(fields))
-    )
+    if name in TOP_FRAGMENTS:
+        definition = TOP_FRAGMENTS[name]
+    else:
+        resource, depth, generic = FRAGMENTS[name]
+        fields = selection(resource, depth, top=False) + (f" {GENERIC_MARK}" if generic else "")
+        definition = f"fragment {name} on {resource.type_name} {{ {fields} }}"
+    return definition, tuple(dict.fromkeys(SPREAD.findall(definition.split("{", 1)[1])))
 
 
 def with_fragments(text: str) -> str:
@@ -207,7 +220,7 @@ def list_document(resource: Resource, depth, many: frozenset[str], filter_names:
         f"query ($limit: Int, $offset: Int, $order_by: [String]{declared}) {{ "
         f"count: {resource.list_field}_count{count_arguments} "
         f"results: {resource.list_field}(limit: $limit, offset: $offset, order_by: $order_by{arguments}) "
-        f"{{ {selection_of(resource, depth, many)} }} }}"
+        f"{{ {top_spread(resource, selection_of(resource, depth, many))} }} }}"
     )
 
 
@@ -216,7 +229,8 @@ def detail_document(resource: Resource, depth, many: frozenset[str]) -> str:
     """One object at `depth` (an int) or in a LegacyShape."""
     return with_fragments(
         f"query ($id: {resource.pk_type}!) "
-        f"{{ object: {resource.single_field}(id: $id) {{ {selection_of(resource, depth, many)} }} }}"
+        f"{{ object: {resource.single_field}(id: $id) "
+        f"{{ {top_spread(resource, selection_of(resource, depth, many))} }} }}"
     )
 
 
@@ -232,5 +246,6 @@ def write_document(resource: Resource, kind: str, many: frozenset[str], shape=WR
     else:
         head, arguments = "$data: [GenericScalar]!", "data: $data"
     return with_fragments(
-        f"mutation ({head}) {{ result: {field}({arguments}) {{ {selection_of(resource, shape, many)} }} }}"
+        f"mutation ({head}) {{ result: {field}({arguments}) "
+        f"{{ {top_spread(resource, selection_of(resource, shape, many))} }} }}"
     )
