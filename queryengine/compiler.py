@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, partial
-from weakref import WeakValueDictionary
 
 import orjson
 import psycopg
@@ -72,12 +71,12 @@ from .selections import (
     Unsupported,
     fields,
     is_reference,
-    node_text,
     reference_pieces,
     reference_text,
     response_key,
     split_fragments,
 )
+from .sharedplans import SharedPlans
 
 _NO_TREE_PATH = (b"null", b"null")
 
@@ -172,14 +171,11 @@ class ObjectPlan:
 
     @classmethod
     def of(cls, resource: Resource, selection_set) -> ObjectPlan:
-        """The plan of a selection; one that is a single fragment spread is made once per document."""
+        """The plan of a selection; one that is a single fragment spread is shared (sharedplans)."""
         nodes = selection_set.selections
         if len(nodes) != 1 or not isinstance(nodes[0], FragmentSpreadNode) or nodes[0].directives:
             return cls(resource, selection_set)
-        shared, key = COMPILING.get()[1], (resource, nodes[0].name.value)
-        if key not in shared:
-            shared[key] = cls(resource, selection_set)
-        return shared[key]
+        return COMPILING.get()[1].plan(resource, selection_set, lambda: cls(resource, selection_set))
 
     def queryset(self, annotations: dict):
         return (
@@ -655,14 +651,7 @@ class RootPlan:
 
 
 class Plan:
-    def __init__(
-        self,
-        schema: GraphQLSchema,
-        operation: OperationDefinitionNode,
-        roots: list[RootPlan],
-        shared: SharedPlans | None = None,
-    ):
-        self.shared = shared  # kept while this plan is: other documents may reuse its object plans
+    def __init__(self, schema: GraphQLSchema, operation: OperationDefinitionNode, roots: list[RootPlan]):
         self.schema = schema
         self.operation = operation
         self.name = operation.name.value if operation.name else None
@@ -740,7 +729,7 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
         raise Unsupported("subscriptions")
     known = _root_fields()
     roots = []
-    shared = _shared_plans(fragments)
+    shared = SharedPlans(fragments)
     compiling = COMPILING.set((fragments, shared))
     try:
         for node in fields(operation.selection_set):
@@ -753,43 +742,13 @@ def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
             plan = RootPlan(response_key(node), kind, resource, root_type.fields[name], node)
             if kind not in ("count", "delete"):
                 revealed = resource.shown_once if kind == "create" else ()
-                plan.objects = _top_plan(shared, resource, node.selection_set, revealed)
+                selection = node.selection_set
+                make = partial(ObjectPlan, resource, selection, revealed)
+                plan.objects = shared.plan(resource, selection, make, revealed)
             roots.append(plan)
     finally:
         COMPILING.reset(compiling)
-    return Plan(schema, operation, roots, shared)
-
-
-class SharedPlans(dict):
-    """Object plans by (resource, fragment name) or (resource, shown-once secrets, selection
-    text), shared by the documents whose fragments read the same: REST's documents of one shape
-    differ only in their filters, and each would otherwise compile (and compile to SQL) the same
-    plans again."""
-
-
-# fragments' text -> their plans, while a prepared document holds them
-_SHARED: WeakValueDictionary[str, SharedPlans] = WeakValueDictionary()
-
-
-def _shared_plans(fragments: dict) -> SharedPlans:
-    texts = [node_text(f) for f in fragments.values()]
-    if None in texts:
-        return SharedPlans()
-    key = "\0".join(texts)
-    shared = _SHARED.get(key)
-    if shared is None:
-        shared = _SHARED.setdefault(key, SharedPlans())
-    return shared
-
-
-def _top_plan(shared: SharedPlans, resource: Resource, selection_set, revealed) -> ObjectPlan:
-    text = node_text(selection_set)
-    if text is None:
-        return ObjectPlan(resource, selection_set, revealed)
-    key = (resource, revealed, text)
-    if key not in shared:
-        shared[key] = ObjectPlan(resource, selection_set, revealed)
-    return shared[key]
+    return Plan(schema, operation, roots)
 
 
 __all__ = ["GraphQLError", "Plan", "compile_document"]

@@ -3,8 +3,7 @@
 REST's documents of one shape (a resource's list at a depth) differ only in their filters: the
 variables the operation declares and the arguments of its root fields. Their fragments, where
 nearly all of a deep document's text is, are the same from one to the next. Each fragment is
-parsed once (a generated document holds one definition per line); a document whose text but for
-its variables and root arguments was found valid before has only those checked; and the
+parsed once (a generated document holds one definition per line) and validated once, and the
 compiler shares the plans of identical fragments and selections (compiler.SharedPlans).
 """
 
@@ -18,6 +17,7 @@ from graphql import (
     DefinitionNode,
     DocumentNode,
     FieldNode,
+    FragmentDefinitionNode,
     GraphQLError,
     GraphQLSchema,
     NameNode,
@@ -25,7 +25,8 @@ from graphql import (
     SelectionSetNode,
 )
 
-from .selections import node_text
+from .rules import GENERATED_RULES, DepthLimit, depth_error, fragments_of
+from .selections import node_text, spread_names
 
 
 def parse(source: str) -> DocumentNode:
@@ -51,68 +52,69 @@ def _fragment(line: str) -> DefinitionNode | None:
     return definitions[0] if len(definitions) == 1 else None
 
 
-def validate(schema: GraphQLSchema, document: DocumentNode, rules) -> list[GraphQLError]:
-    """The document's errors; once a skeleton (`_skeleton`) is known valid, only the variables
-    and root arguments of another document with it are checked (the rest of a deep document
-    costs ten times more to validate)."""
-    skeleton = _skeleton(document)
-    if skeleton in VALID_SKELETONS and not graphql.validate(schema, _header(document), rules):
-        return []
-    errors = graphql.validate(schema, document, rules)
-    if not errors and skeleton is not None:
-        if len(VALID_SKELETONS) >= MAX_VALID_SKELETONS:
-            VALID_SKELETONS.clear()
-        VALID_SKELETONS.add(skeleton)
-    return errors
+def validate(schema: GraphQLSchema, document: DocumentNode) -> list[GraphQLError]:
+    """The document's errors. A fragment found valid before, along with every fragment it
+    spreads, is checked again only as far as its name and type go: a stand-in selecting
+    `__typename` takes its place (a deep document's fragments cost ten times more to validate
+    than its operation, and most of them recur from one document to the next)."""
+    fragments = fragments_of(document)
+    known = _known_valid(fragments)
+    if known:
+        # Known fragments spread only by known ones are left out (unused, they would be errors).
+        rest = [
+            d
+            for d in document.definitions
+            if not isinstance(d, FragmentDefinitionNode) or d.name.value not in known
+        ]
+        spread = set().union(*(_spreads(d) for d in rest))
+        stand_ins = [_stand_in(fragments[name]) for name in sorted(known & spread)]
+        stood_in = DocumentNode(definitions=(*rest, *stand_ins))
+        errors = graphql.validate(schema, stood_in, STOOD_IN_RULES)
+        operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+        errors += [e for e in (depth_error(o, fragments) for o in operations) if e is not None]
+        if errors:  # reported as the whole document's validation reports them
+            return graphql.validate(schema, document, GENERATED_RULES)
+    else:
+        errors = graphql.validate(schema, document, GENERATED_RULES)
+        if errors:
+            return errors
+    for name, definition in fragments.items():
+        text = node_text(definition)
+        if name not in known and text is not None and "$" not in text:
+            if len(VALID_FRAGMENTS) >= MAX_VALID_FRAGMENTS:
+                VALID_FRAGMENTS.clear()
+            VALID_FRAGMENTS.add(text)
+    return []
 
 
-VALID_SKELETONS: set[str] = set()
-MAX_VALID_SKELETONS = 10_000  # REST's shapes are bounded; this bounds memory regardless
+# Texts of fragments found valid with every fragment they spread (and naming no variable: a
+# variable's use depends on the operation declaring it).
+VALID_FRAGMENTS: set[str] = set()
+MAX_VALID_FRAGMENTS = 20_000  # REST's fragments are bounded; this bounds memory regardless
+STOOD_IN_RULES = [rule for rule in GENERATED_RULES if rule is not DepthLimit]  # depth: whole
 
 
-def _skeleton(document: DocumentNode) -> str | None:
-    """The text without the operation's variable definitions and its root fields' arguments;
-    None when the rest depends on the variables (it names one) or the text is not known."""
-    operation, *fragments = document.definitions
-    if not isinstance(operation, OperationDefinitionNode) or operation.loc is None:
-        return None
-    if any(not isinstance(f, graphql.FragmentDefinitionNode) or f.loc is None for f in fragments):
-        return None
-    cuts = []
-    if operation.variable_definitions:
-        cuts.append((operation.variable_definitions[0].loc, operation.variable_definitions[-1].loc))
-    for node in operation.selection_set.selections:
-        if not isinstance(node, FieldNode):
-            return None
-        if node.arguments:
-            cuts.append((node.arguments[0].loc, node.arguments[-1].loc))
-    source = operation.loc.source.body
-    pieces, start = [], operation.loc.start
-    for first, last in cuts:
-        pieces.append(source[start : first.start])
-        start = last.end
-    pieces.append(source[start : operation.loc.end])
-    skeleton = "\0".join([*pieces, *map(node_text, fragments)])
-    return None if "$" in skeleton else skeleton
+def _known_valid(fragments: dict) -> set[str]:
+    """The names of the fragments found valid before whose spreads are all such fragments too."""
+    known = {name for name, d in fragments.items() if node_text(d) in VALID_FRAGMENTS}
+    while True:
+        spreading_unknown = {name for name in known if not _spreads(fragments[name]) <= known}
+        if not spreading_unknown:
+            return known
+        known -= spreading_unknown
 
 
-def _header(document: DocumentNode) -> DocumentNode:
-    """The operation with its root fields' selections reduced to `__typename`: what validating
-    its variables and root arguments needs."""
-    operation = document.definitions[0]
-    typename = SelectionSetNode(
-        selections=(FieldNode(name=NameNode(value="__typename"), arguments=(), directives=()),)
-    )
-    roots = tuple(
-        FieldNode(
-            alias=node.alias,
-            name=node.name,
-            arguments=node.arguments,
-            directives=node.directives,
-            selection_set=typename if node.selection_set else None,
-        )
-        for node in operation.selection_set.selections
-    )
-    header = copy(operation)
-    header.selection_set = SelectionSetNode(selections=roots)
-    return DocumentNode(definitions=(header,))
+def _spreads(definition) -> frozenset[str]:
+    text = node_text(definition)
+    return frozenset() if text is None else spread_names(text)
+
+
+def _stand_in(definition: FragmentDefinitionNode) -> FragmentDefinitionNode:
+    stand_in = copy(definition)
+    stand_in.selection_set = TYPENAME
+    return stand_in
+
+
+TYPENAME = SelectionSetNode(
+    selections=(FieldNode(name=NameNode(value="__typename"), arguments=(), directives=()),)
+)

@@ -12,6 +12,7 @@ from .compiler import ObjectPlan
 from .registry import Resource
 from .scalars import dumps
 from .selections import COMPILING
+from .sharedplans import SharedPlans
 
 
 @lru_cache(maxsize=512)
@@ -20,7 +21,7 @@ def _selection_plan(resource: Resource, fields: str) -> ObjectPlan:
 
     document = parse(with_fragments(f"{{ x {{ {fields} }} }}"))
     fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-    compiling = COMPILING.set((fragments, {}))
+    compiling = COMPILING.set((fragments, SharedPlans(fragments)))
     try:
         return ObjectPlan(resource, document.definitions[0].selection_set.selections[0].selection_set)
     finally:

@@ -3,7 +3,9 @@ relation's `... on <Type>` parts, and references ({id, object_type, url}) writte
 
 from __future__ import annotations
 
+import re
 from contextvars import ContextVar
+from functools import lru_cache
 
 from graphql import FieldNode, FragmentDefinitionNode, FragmentSpreadNode, InlineFragmentNode
 
@@ -16,6 +18,16 @@ class Unsupported(Exception):
     """The document uses something the compiler does not handle; run it generically."""
 
 
+SPREAD = re.compile(r"\.\.\.\s*(?!on\b)([_A-Za-z]\w*)")
+
+
+@lru_cache(maxsize=8192)
+def spread_names(text: str) -> frozenset[str]:
+    """The fragment names a text spreads, read from the text: a name too many (one inside a
+    string) is possible, a name missed is not."""
+    return frozenset(SPREAD.findall(text))
+
+
 def node_text(node) -> str | None:
     """The text a parsed node was read from; None for one built without it."""
     return None if node.loc is None else node.loc.source.body[node.loc.start : node.loc.end]
@@ -25,10 +37,10 @@ def response_key(node: FieldNode) -> str:
     return node.alias.value if node.alias else node.name.value
 
 
-# While a document compiles: its fragments by name, and the plans made for them by (resource,
-# fragment name). A fragment spread in many places (REST's nested objects at a depth) is one plan,
-# compiled once and loaded once per request for every object that shows it.
-COMPILING: ContextVar[tuple[dict, dict]] = ContextVar("compiling")
+# While a document compiles: its fragments by name, and the plans made for them (sharedplans). A
+# fragment spread in many places (REST's nested objects at a depth) is one plan, compiled once
+# and loaded once per request for every object that shows it.
+COMPILING: ContextVar[tuple] = ContextVar("compiling")  # (fragments by name, SharedPlans)
 
 
 def fields(selection_set) -> list[FieldNode]:

@@ -5,12 +5,13 @@ document through or mixes up what two documents show."""
 from __future__ import annotations
 
 import gc
+import weakref
 
 import orjson
 
 from inventory.dcim.models import Device
 from inventory.users.models import Token
-from queryengine import compiler, engine, generated
+from queryengine import engine
 from queryengine.documents import list_document, many_to_many_fields
 from queryengine.registry import resource_for
 from queryengine.schema import RequestContext
@@ -66,15 +67,39 @@ def test_a_body_known_valid_does_not_let_another_documents_bad_header_through(ap
         assert errors and any(message in e.message for e in errors), (message, errors)
 
 
-def test_a_body_naming_a_variable_is_validated_whole_every_time(superuser, sample):
-    """Where the body names a variable, the variables' check alone could not vouch for it."""
-    query = "query ($n: Int) {\ndevices(limit: 2) { id interfaces(limit: $n) { id } } }"
+def test_a_fragment_naming_a_variable_is_validated_whole_every_time(superuser, sample):
+    """Whether a variable fits depends on the operation declaring it."""
+    query = "query ($n: Int) { devices(limit: 2) { ...D } }\nfragment D on DeviceType { id interfaces(limit: $n) { id } }"
     context = RequestContext(user=superuser, base_url="http://testserver/api/")
     assert not engine.run(query, {"n": 1}, context).errors
-    assert generated._skeleton(generated.parse(query)) is None
     bad = query.replace("($n: Int)", "($n: String)")
     errors = engine.run(bad, {"n": "1"}, context).errors
     assert errors and "used in position expecting type" in errors[0].message
+
+
+def test_a_known_fragment_spreading_a_new_one_is_validated_whole(superuser, sample):
+    context = RequestContext(user=superuser, base_url="http://testserver/api/")
+    good = "query { devices(limit: 1) { ...A } }\nfragment A on DeviceType { id ...B }\nfragment B on DeviceType { name }"
+    assert not engine.run(good, None, context).errors
+    bad = good.replace("{ name }", "{ no_such_field }")
+    errors = engine.run(bad, None, context).errors
+    assert errors and "Cannot query field 'no_such_field' on type 'DeviceType'." in errors[0].message
+    # A known fragment spread where its type cannot be is still refused.
+    misplaced = good.replace("devices(limit: 1)", "locations(limit: 1)")
+    errors = engine.run(misplaced, None, context).errors
+    assert errors and "can never be of type 'DeviceType'" in errors[0].message
+
+
+def test_known_fragments_still_count_towards_the_depth_limit(superuser, sample):
+    context = RequestContext(user=superuser, base_url="http://testserver/api/")
+    chain = "\n".join(f"fragment L{n} on LocationType {{ parent {{ ...L{n + 1} }} }}" for n in range(10))
+    chain += "\nfragment L10 on LocationType { id }"
+    shallow = f"query {{ locations(limit: 1) {{ ...L0 }} }}\n{chain}"
+    assert not engine.run(shallow, None, context).errors
+    nesting = "parent { " * 5
+    deep = f"query {{ locations(limit: 1) {{ {nesting}...L0{' }' * 5} }} }}\n{chain}"
+    errors = engine.run(deep, None, context).errors
+    assert errors and errors[0].message.startswith("Query is nested deeper than")
 
 
 def test_documents_not_laid_out_one_definition_per_line_parse_whole(superuser, sample):
@@ -90,11 +115,24 @@ def test_documents_not_laid_out_one_definition_per_line_parse_whole(superuser, s
 
 def test_shared_plans_go_with_the_last_document_holding_them(sample):
     resource = resource_for(Device)
-    prepared_list(resource, 3, ("name",))
-    assert compiler._SHARED
     engine.prepare.clear()
     gc.collect()
-    assert not [key for key in compiler._SHARED if "Device_at_2" in key]
+    plans = [p.plan for p in (prepared_list(resource, 3, ("name",)), prepared_list(resource, 3, ("status",)))]
+    assert plans[0].roots[1].objects is plans[1].roots[1].objects
+    held = weakref.ref(plans[0].roots[1].objects)
+    del plans
+    engine.prepare.clear()
+    gc.collect()
+    assert held() is None
+
+
+def test_documents_of_other_shapes_share_their_nested_objects_plans(sample):
+    resource = resource_for(Device)
+    many = frozenset(many_to_many_fields(resource))
+    shapes = [engine.prepare(list_document(resource, 2, m, ())).plan for m in (many, frozenset())]
+    assert shapes[0].roots[1].objects is not shapes[1].roots[1].objects  # their own top-level fields
+    nested = [{id(plan) for plan, *_ in shape.roots[1].objects.loads.values()} for shape in shapes]
+    assert nested[0] and nested[0] == nested[1]
 
 
 def test_a_created_tokens_plan_is_not_the_lists(sample):
