@@ -285,7 +285,7 @@ def seed_ipam(addresses: int, prefixes: int) -> None:
     """/24 prefixes under 10.0.0.0/8 and addresses filling them from the bottom."""
     from config.monitoring.progress import Progress
     from inventory.extras.models import Status
-    from inventory.ipam import networks
+    from inventory.ipam import networks, parents
     from inventory.ipam.models import IPAddress, Prefix
 
     have = IPAddress.objects.count()
@@ -293,20 +293,21 @@ def seed_ipam(addresses: int, prefixes: int) -> None:
         return
     start = time.perf_counter()
     active = Status.objects.get(name="Active")
+    namespace = parents.default_namespace_id()  # bulk_create skips save(), which sets it
     base = 10 << 24
     if Prefix.objects.count() < prefixes:
         Prefix.objects.all().delete()
-        rows = [Prefix(status=active, type="container")]
+        rows = [Prefix(status=active, type="container", namespace_id=namespace)]
         rows[0].set_prefix("10.0.0.0/8")
         for i in range(prefixes - 1):
-            p = Prefix(status=active)
+            p = Prefix(status=active, namespace_id=namespace)
             p.set_prefix(f"{networks.address_text(4, networks.to_bytes(base + (i << 8)))}/24")
             rows.append(p)
         Prefix.objects.bulk_create(rows, batch_size=2000)
     batch = []
     progress = Progress("addresses", max(addresses - have, 0))
     for i in range(have, addresses):
-        ip = IPAddress(status=active)
+        ip = IPAddress(status=active, namespace_id=namespace)
         # 200 addresses per /24 so every prefix keeps free space
         ip.set_address(
             f"{networks.address_text(4, networks.to_bytes(base + ((i // 200) << 8) + i % 200 + 1))}/24"
