@@ -4,7 +4,7 @@ REST's documents of one shape (a resource's list at a depth) differ only in thei
 variables the operation declares and the arguments of its root fields. Their fragments, where
 nearly all of a deep document's text is, are the same from one to the next. Each fragment is
 parsed once (a generated document holds one definition per line) and validated once, and the
-compiler shares the plans of identical fragments and selections (compiler.SharedPlans).
+compiler shares the plans of identical selections (sharedplans).
 """
 
 from __future__ import annotations
