@@ -31,7 +31,6 @@ from graphql import (
     DocumentNode,
     ExecutionResult,
     FieldNode,
-    FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLError,
     GraphQLSchema,
@@ -65,6 +64,7 @@ from .registry import (
     resources,
 )
 from .relatedlists import list_relation, relations_of
+from .rules import fragments_of
 from .scalars import dumps, scalar_for
 from .selections import (
     COMPILING,
@@ -718,7 +718,7 @@ def compile_document(schema: GraphQLSchema, document: DocumentNode) -> Plan | No
 
 def _compile(schema: GraphQLSchema, document: DocumentNode) -> Plan:
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    fragments = fragments_of(document)
     if len(operations) != 1 or len(operations) + len(fragments) != len(document.definitions):
         raise Unsupported("one operation")
     operation = operations[0]

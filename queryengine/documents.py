@@ -12,7 +12,6 @@ fields (a depth-6 interface was megabytes), and so would parsing, validating and
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,6 +31,7 @@ from .registry import (
     Resource,
     resource_for,
 )
+from .selections import spread_names
 
 REFERENCE = "id object_type url"
 GENERIC_MARK = "generic_foreign_key"  # always true: the object is shown through a generic relation
@@ -107,7 +107,6 @@ def _related(target: Resource, depth: int, generic: bool = False) -> str:
 FRAGMENTS: dict[str, tuple[Resource, int, bool]] = {}
 # fragment name -> the definition of a response's top-level fields (`top_spread`)
 TOP_FRAGMENTS: dict[str, str] = {}
-SPREAD = re.compile(r"\.\.\.(\w+_(?:at_\d+|top_[0-9a-f]+))")
 
 
 def top_spread(resource: Resource, fields: str) -> str:
@@ -127,7 +126,7 @@ def fragment(resource: Resource, depth: int, generic: bool = False) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _definition(name: str) -> tuple[str, tuple[str, ...]]:
+def _definition(name: str) -> tuple[str, frozenset[str]]:
     """A fragment's definition and the fragments it spreads."""
     if name in TOP_FRAGMENTS:
         definition = TOP_FRAGMENTS[name]
@@ -135,13 +134,13 @@ def _definition(name: str) -> tuple[str, tuple[str, ...]]:
         resource, depth, generic = FRAGMENTS[name]
         fields = selection(resource, depth, top=False) + (f" {GENERIC_MARK}" if generic else "")
         definition = f"fragment {name} on {resource.type_name} {{ {fields} }}"
-    return definition, tuple(dict.fromkeys(SPREAD.findall(definition.split("{", 1)[1])))
+    return definition, spread_names(definition)
 
 
 def with_fragments(text: str) -> str:
     """A document's text followed by the definitions of the fragments it spreads, directly or
     through other fragments, each once and on a line of its own (engine: each is parsed once)."""
-    pending, seen, definitions = list(dict.fromkeys(SPREAD.findall(text))), set(), []
+    pending, seen, definitions = list(spread_names(text)), set(), []
     while pending:
         name = pending.pop()
         if name in seen:

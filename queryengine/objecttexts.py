@@ -6,10 +6,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 import orjson
-from graphql import FragmentDefinitionNode, parse
+from graphql import parse
 
 from .compiler import ObjectPlan
 from .registry import Resource
+from .rules import fragments_of
 from .scalars import dumps
 from .selections import COMPILING
 from .sharedplans import SharedPlans
@@ -20,7 +21,7 @@ def _selection_plan(resource: Resource, fields: str) -> ObjectPlan:
     from .documents import with_fragments
 
     document = parse(with_fragments(f"{{ x {{ {fields} }} }}"))
-    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    fragments = fragments_of(document)
     compiling = COMPILING.set((fragments, SharedPlans(fragments)))
     try:
         return ObjectPlan(resource, document.definitions[0].selection_set.selections[0].selection_set)
