@@ -1,7 +1,10 @@
+import fcntl
 import os
+import sqlite3
 import subprocess
 import sys
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 import orjson
@@ -279,23 +282,62 @@ def fresh_cache():
     yield
 
 
-def run_beside_a_worker(tmp_path, script: str, timeout: float, beat: bool = False, **env_changes) -> str:
-    """Migrate a fresh SQLite database in `tmp_path`, start a real Celery worker on it (prefork,
-    one process, queue "default"; with its scheduler when `beat`), run `script` in
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory) -> Path:
+    """A new SQLite database migrated once for the whole run, for the processes tests start to
+    work on copies of (`copy_database`): migrating costs seconds each time. Parallel workers share
+    it: the first to need it migrates it while the others wait on the lock. The sample jobs
+    (tests/sample_jobs.py) are installed in it, as migrating installs the configured jobs."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's, common to its workers
+    template = shared / "migrated.sqlite3"
+    with open(shared / "migrated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not template.exists():
+            scratch = shared / "migrating"
+            scratch.mkdir(exist_ok=True)
+            env = {k: v for k, v in os.environ.items() if k != "CELERY_BROKER_URL"}
+            env.update(
+                DATABASE_URL=f"sqlite:///{scratch / 'db.sqlite3'}",
+                DATA_DIR=str(scratch),
+                JOBS_MODULES="tests.sample_jobs",
+            )
+            manage = [sys.executable, "manage.py", "migrate", "--verbosity", "0"]
+            subprocess.run(manage, cwd=ROOT, env=env, check=True)
+            copy_database(scratch / "db.sqlite3", template)
+    return template
+
+
+def copy_database(source: Path, target: Path) -> None:
+    """Through SQLite's backup: a copy of the file could miss what its write-ahead log holds."""
+    with closing(sqlite3.connect(source)) as read, closing(sqlite3.connect(target)) as write:
+        read.backup(write)
+
+
+def run_beside_a_worker(
+    tmp_path, migrated: Path, script: str, timeout: float, beat: bool = False, **env_changes
+) -> str:
+    """Start a real Celery worker (prefork, one process, queue "default"; with its scheduler
+    when `beat`) on a copy of the `migrated` SQLite database in `tmp_path`, run `script` in
     `manage.py shell` beside it and answer what the script printed."""
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")}
+    database = tmp_path / "jobs.sqlite3"
+    copy_database(migrated, database)
     env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path / 'jobs.sqlite3'}",
+        DATABASE_URL=f"sqlite:///{database}",
         JOBS_MODULES="tests.sample_jobs",
         DATA_DIR=str(tmp_path),
         **env_changes,
     )
-    root, python = Path(__file__).resolve().parent.parent, sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--verbosity", "0"], cwd=root, env=env, check=True)
+    python = sys.executable
     command = [python, "-m", "celery", "-A", "config", "worker", *(["-B"] if beat else [])]
     worker = subprocess.Popen(
         [*command, "-Q", "default", "-c", "1", "--loglevel", "WARNING"],
-        cwd=root,
+        cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -303,7 +345,7 @@ def run_beside_a_worker(tmp_path, script: str, timeout: float, beat: bool = Fals
     try:
         shell = subprocess.run(
             [python, "manage.py", "shell", "-c", script],
-            cwd=root,
+            cwd=ROOT,
             env=env,
             capture_output=True,
             text=True,

@@ -24,6 +24,8 @@ from urllib.parse import urlparse
 import orjson
 import pytest
 
+from .conftest import copy_database
+
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = 16
 
@@ -41,9 +43,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _server_database(tmp_path: Path) -> str:
+def _server_database(tmp_path: Path, request) -> str:
+    """A migrated database of its own: a copy of the run's migrated SQLite one, or a fresh
+    PostgreSQL database (migrated by the caller)."""
     url = os.environ.get("DATABASE_URL") or ""
     if not url.startswith("postgres"):
+        copy_database(request.getfixturevalue("migrated_sqlite"), tmp_path / "server.sqlite3")
         return f"sqlite:///{tmp_path / 'server.sqlite3'}"
     import psycopg
 
@@ -68,12 +73,13 @@ def _drop(database_url: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, request):
     tmp_path = tmp_path_factory.mktemp("server")
-    database_url = _server_database(tmp_path)
+    database_url = _server_database(tmp_path, request)
     env = {**os.environ, "DATABASE_URL": database_url, "DATA_DIR": str(tmp_path), "READ_WORKERS": "0"}
     manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "--verbosity", "0"], env=env, cwd=ROOT, check=True)
+    if database_url.startswith("postgres"):
+        subprocess.run([*manage, "migrate", "--verbosity", "0"], env=env, cwd=ROOT, check=True)
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     demo = subprocess.run(

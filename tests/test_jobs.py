@@ -291,11 +291,11 @@ BROKERS = [
 
 @pytest.mark.long
 @pytest.mark.parametrize("broker", BROKERS)
-def test_a_real_worker_runs_jobs_with_time_limits(tmp_path, broker):
+def test_a_real_worker_runs_jobs_with_time_limits(tmp_path, migrated_sqlite, broker):
     """A Celery worker process (prefork, as in production) consumes from the broker and writes
     results to the database it shares with the API; a soft time limit stops a job that runs on, a
     hard one kills it and the result still says so."""
-    out = run_beside_a_worker(tmp_path, WORKER_SCRIPT, timeout=180, **broker)
+    out = run_beside_a_worker(tmp_path, migrated_sqlite, WORKER_SCRIPT, timeout=180, **broker)
     greeted, slept, killed = [line for line in out.splitlines() if line.startswith("RESULT")]
     assert greeted.startswith("RESULT SUCCESS celery@"), out
     assert "'who': 'worker'" in greeted

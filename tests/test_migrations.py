@@ -62,7 +62,8 @@ def test_squashed_migrations_replace_the_whole_history():
 
 
 def test_squashed_and_historical_states_are_the_models():
-    """Both paths end in the state of today's models (what makemigrations compares with)."""
+    """Both paths end in the state of today's models: no change to a model lacks its migration
+    (what `makemigrations --check` reports, here for every application)."""
     squashed = final_state(MigrationLoader(None, ignore_no_migrations=True))
     history = historical_state()
     for name, state in (("squashed", squashed), ("historical", history)):
