@@ -18,15 +18,23 @@ from graphql import (
     DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
+    FragmentSpreadNode,
     GraphQLError,
     GraphQLSchema,
     NameNode,
     OperationDefinitionNode,
+    OperationType,
+    ProvidedRequiredArgumentsRule,
     SelectionSetNode,
+    VariableNode,
+    is_input_type,
+    is_required_argument,
+    is_type_sub_type_of,
+    type_from_ast,
 )
 
 from .rules import GENERATED_RULES, DepthLimit, depth_error, fragments_of
-from .selections import node_text, spread_names
+from .selections import node_text, response_key, spread_names
 
 
 def parse(source: str) -> DocumentNode:
@@ -59,6 +67,8 @@ def validate(schema: GraphQLSchema, document: DocumentNode) -> list[GraphQLError
     than its operation, and most of them recur from one document to the next)."""
     fragments = fragments_of(document)
     known = _known_valid(fragments)
+    if _header_is_valid(schema, document, fragments, known):
+        return []
     if known:
         # Known fragments spread only by known ones are left out (unused, they would be errors).
         rest = [
@@ -118,3 +128,98 @@ def _stand_in(definition: FragmentDefinitionNode) -> FragmentDefinitionNode:
 TYPENAME = SelectionSetNode(
     selections=(FieldNode(name=NameNode(value="__typename"), arguments=(), directives=()),)
 )
+
+
+def _header_is_valid(schema: GraphQLSchema, document: DocumentNode, fragments: dict, known: set) -> bool:
+    """Whether a document that is one operation over fragments found valid before is valid,
+    decided without running the validation rules on it where it takes the form REST's documents
+    take: root fields with arguments bound to variables, each selecting fragment spreads (or
+    nothing). Its skeleton (the fields and the fragments they spread, without arguments or
+    variables) is validated once; the arguments and variables are checked here against the
+    schema as the rules would check them: declared once with an input type, used, known to the
+    field, of a type the argument accepts, every required argument given. False (the caller
+    validates as usual) for anything else: a first fragment, a literal, a default value, a
+    directive."""
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    fragment_count = len(document.definitions) - len(operations)
+    if len(operations) != 1 or fragment_count != len(fragments) or set(fragments) != known:
+        return False
+    operation = operations[0]
+    root = schema.get_root_type(operation.operation)
+    if operation.operation == OperationType.SUBSCRIPTION or root is None or operation.directives:
+        return False
+    declared = {}
+    for definition in operation.variable_definitions:
+        name = definition.variable.name.value
+        var_type = type_from_ast(schema, definition.type)
+        if name in declared or definition.default_value or definition.directives:
+            return False
+        if var_type is None or not is_input_type(var_type):
+            return False
+        declared[name] = var_type
+    used, skeleton, keys = set(), [], set()
+    for field in operation.selection_set.selections:
+        if not isinstance(field, FieldNode) or field.directives or response_key(field) in keys:
+            return False
+        keys.add(response_key(field))
+        definition = root.fields.get(field.name.value)
+        if definition is None or not _arguments_fit(schema, field, definition, declared, used):
+            return False
+        spreads = () if field.selection_set is None else field.selection_set.selections
+        if not all(isinstance(s, FragmentSpreadNode) and not s.directives for s in spreads):
+            return False
+        skeleton.append((response_key(field), field.name.value, tuple(s.name.value for s in spreads)))
+    if used != set(declared) or depth_error(operation, fragments) is not None:
+        return False
+    return _skeleton_is_valid(schema, operation, fragments, tuple(skeleton))
+
+
+def _arguments_fit(schema: GraphQLSchema, field: FieldNode, definition, declared: dict, used: set) -> bool:
+    given = set()
+    for argument in field.arguments:
+        name, value = argument.name.value, argument.value
+        accepted = definition.args.get(name)
+        if name in given or accepted is None or not isinstance(value, VariableNode):
+            return False
+        var_type = declared.get(value.name.value)
+        if var_type is None or not is_type_sub_type_of(schema, var_type, accepted.type):
+            return False
+        given.add(name)
+        used.add(value.name.value)
+    return all(name in given for name, arg in definition.args.items() if is_required_argument(arg))
+
+
+def _skeleton_is_valid(schema: GraphQLSchema, operation, fragments: dict, skeleton: tuple) -> bool:
+    spread = {name for *_, names in skeleton for name in names}
+    if not spread <= set(fragments):
+        return False
+    key = (
+        operation.operation,
+        skeleton,
+        tuple(sorted((n, fragments[n].type_condition.name.value) for n in spread)),
+    )
+    if key in VALID_SKELETONS:
+        return True
+    bare = tuple(
+        FieldNode(alias=f.alias, name=f.name, arguments=(), directives=(), selection_set=f.selection_set)
+        for f in operation.selection_set.selections
+    )
+    shape = OperationDefinitionNode(
+        operation=operation.operation,
+        variable_definitions=(),
+        directives=(),
+        selection_set=SelectionSetNode(selections=bare),
+    )
+    stand_ins = [_stand_in(fragments[name]) for name in sorted(spread)]
+    if graphql.validate(schema, DocumentNode(definitions=(shape, *stand_ins)), SKELETON_RULES):
+        return False
+    if len(VALID_SKELETONS) >= MAX_VALID_FRAGMENTS:
+        VALID_SKELETONS.clear()
+    VALID_SKELETONS.add(key)
+    return True
+
+
+# The skeletons found valid: (operation type, root fields (response key, field, fragments
+# spread), the type each spread fragment is on). Its arguments are checked on their own.
+VALID_SKELETONS: set[tuple] = set()
+SKELETON_RULES = [rule for rule in STOOD_IN_RULES if rule is not ProvidedRequiredArgumentsRule]

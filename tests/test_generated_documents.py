@@ -7,13 +7,15 @@ from __future__ import annotations
 import gc
 import weakref
 
+import graphql
 import orjson
 
 from inventory.dcim.models import Device
 from inventory.users.models import Token
 from queryengine import engine
-from queryengine.documents import list_document, many_to_many_fields
+from queryengine.documents import detail_document, list_document, many_to_many_fields
 from queryengine.registry import resource_for
+from queryengine.rules import GENERATED_RULES
 from queryengine.schema import RequestContext
 
 from .conftest import Api
@@ -65,6 +67,46 @@ def test_a_body_known_valid_does_not_let_another_documents_bad_header_through(ap
     ):
         errors = engine.prepare(text).errors
         assert errors and any(message in e.message for e in errors), (message, errors)
+
+
+def test_headers_over_known_fragments_are_judged_as_the_whole_validation_judges_them(sample):
+    """Over fragments found valid before, an operation of variables and spreads is checked
+    against the schema without the rules; each variation below, valid or not, gets the answer
+    (the same errors, or none) that validating the whole document gives."""
+    resource = resource_for(Device)
+    listed = list_document(resource, 1, frozenset(), ("name",))
+    shown = detail_document(resource, 1, frozenset())
+    assert not engine.prepare(listed).errors and not engine.prepare(shown).errors
+    top = listed.split("...", 1)[1].split(" ", 1)[0]
+    variations = {
+        "unused variable": listed.replace("$f0: [String]", "$f0: [String], $extra: Int", 1),
+        "variable declared twice": listed.replace("$f0: [String]", "$f0: [String], $f0: [String]", 1),
+        "argument given twice": listed.replace("name: $f0)", "name: $f0, name: $f0)"),
+        "unknown type": listed.replace("$f0: [String]", "$f0: [NoSuchType]", 1),
+        "output type as a variable's": listed.replace("$f0: [String]", "$f0: DeviceType", 1),
+        "literal of the wrong type": listed.replace("limit: $limit", 'limit: "many"'),
+        "literal that fits": listed.replace("limit: $limit", "limit: 5").replace("$limit: Int, ", ""),
+        "default value": listed.replace("$f0: [String]", '$f0: [String] = ["x"]', 1),
+        "unknown directive": listed.replace("results: devices(", "results: devices @nope(", 1),
+        "directive": listed.replace("{ ...", "@include(if: true) { ...", 1),
+        "unknown root field": listed.replace("results: devices(", "results: no_such_list(", 1),
+        "same key twice": listed.replace("count: devices_count", "results: devices_count", 1),
+        "known fragment on another type": listed.replace("results: devices(", "results: locations(", 1),
+        "unknown fragment": listed.replace(f"...{top}", "...NoSuchFragment", 1),
+        "subscription": listed.replace("query (", "subscription (", 1),
+        "required argument missing": shown.replace("(id: $id)", "").replace("($id: UUID!) ", ""),
+        "nullable into required": shown.replace("$id: UUID!", "$id: UUID", 1),
+        "wrong required type": shown.replace("$id: UUID!", "$id: String!", 1),
+    }
+    assert all(text not in (listed, shown) for text in variations.values())
+    for case, text in variations.items():
+        document = graphql.parse(text)
+        whole = graphql.validate(engine.GRAPHQL_SCHEMA, document, GENERATED_RULES)
+        answered = engine.prepare(text).errors
+        assert [e.message for e in answered] == [e.message for e in whole], case
+    # A subscription is refused when run (the schema has none), as the rules leave it.
+    valid = {"literal that fits", "default value", "directive", "same key twice", "subscription"}
+    assert {case for case, text in variations.items() if not engine.prepare(text).errors} == valid
 
 
 def test_a_fragment_naming_a_variable_is_validated_whole_every_time(superuser, sample):
