@@ -31,6 +31,10 @@ os.environ.setdefault("SECRET_KEY", django_settings.SECRET_KEY)
 DATABASE_FIXTURES = {"db", "transactional_db", "live_server"}
 
 
+def uses_database(item) -> bool:
+    return bool(item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     """The tests needing no test database of the modules holding long ones first (kept together:
@@ -40,8 +44,7 @@ def pytest_collection_modifyitems(items):
     holding_long = {item.path for item in items if item.get_closest_marker("long")}
 
     def early(item) -> bool:
-        uses_database = item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames)
-        return item.path in holding_long and not uses_database
+        return item.path in holding_long and not uses_database(item)
 
     items.sort(key=lambda item: not early(item))
 
@@ -155,12 +158,15 @@ def create_admin(password_hash: str) -> User:
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
+def django_db_setup(request, django_db_setup, django_db_blocker):
     """Each worker's test database as migrations make it, less the example VPN profiles and
     policies: a flush (after a test with `transactional_db`) removes them on one worker and not
-    on another, so no test may count on them (test_migrations checks that they are made)."""
+    on another, so no test may count on them (test_migrations checks that they are made). A run
+    of tests none of which uses the database has none made: the configured one is left alone."""
     from inventory.vpn.models import VPNPhase1Policy, VPNPhase2Policy, VPNProfile
 
+    if not any(uses_database(item) for item in request.session.items):
+        return
     with django_db_blocker.unblock():
         for model in (VPNProfile, VPNPhase1Policy, VPNPhase2Policy):
             model.objects.all().delete()
