@@ -16,8 +16,9 @@ from django.db import connections, models, router
 from django.db.models import Q, UniqueConstraint, prefetch_related_objects, signals
 
 from .errors import ValidationFailed
+from .naming import attributes_of, nameable, plain_path, visible_crossings
 from .prepared import Untyped, compile_query, stored_columns, update_later
-from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, object_rules, resource_for
+from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, object_rules
 
 NON_FIELD = "non_field_errors"
 
@@ -102,8 +103,6 @@ class RelatedLookups:
     these cannot express (a lookup, a many-valued relation) is resolved per item."""
 
     def __init__(self, writer, items: list):
-        from .writes import related_queryset
-
         self.found: dict = {}
         wanted: dict = defaultdict(set)
         fields = [f for f in writer.fields if f.kind in (FOREIGN_KEY, MANY_TO_MANY)]
@@ -116,7 +115,9 @@ class RelatedLookups:
                     if key is not None:
                         wanted[(field, tuple(path for path, _ in key[0]))].add(key[0])
         for (field, paths), keys in wanted.items():
-            queryset = related_queryset(field.target, writer.resource, field.name)
+            queryset = nameable(field.target, writer.resource, field.name, writer.user)
+            # The relations the paths cross, narrowed to what the writer may view.
+            queryset = queryset.filter(**visible_crossings(field.target, dict.fromkeys(paths), writer.user))
             prefetch = getattr(field.target, "validation_prefetch", ())
             try:
                 matches = self.fetch(queryset, paths, keys, prefetch)
@@ -151,22 +152,13 @@ class RelatedLookups:
     def key(target, value):
         """(((path, value as stored), ...) sorted, the attributes an error message shows), or
         None for a form resolved per item."""
-        from .writes import _flatten, pk_named
-
-        if (pk := pk_named(target, value)) is not None:
-            return (("pk", pk),), {"pk": pk}
-        if isinstance(value, str):
-            resource = resource_for(target)
-            attrs = {(resource.natural_key if resource else None) or "name": value}
-        elif isinstance(value, dict):
-            attrs = _flatten(value)
-            if "id" in attrs:
-                attrs["pk"] = attrs.pop("id")
-        else:
+        try:
+            attrs = attributes_of(target, value)
+        except ValueError:
             return None
         key = []
         for path, given in attrs.items():
-            field = final_field(target, path)
+            field = plain_path(target, path)
             if field is None or isinstance(given, dict | list):
                 return None
             try:
@@ -182,21 +174,6 @@ class RelatedLookups:
         if key is None or (field.name, key[0]) not in self.found:
             return None
         return key[1], self.found[(field.name, key[0])]
-
-
-def final_field(model, path: str):
-    """The plain field a path of forward relations ends on (`location_type__name`), or None."""
-    *relations, last = path.split("__")
-    try:
-        for name in relations:
-            field = model._meta.get_field(name)
-            if not (field.concrete and (field.many_to_one or field.one_to_one)):
-                return None
-            model = field.related_model
-        field = model._meta.pk if last == "pk" else model._meta.get_field(last)
-    except FieldDoesNotExist:
-        return None
-    return None if field.is_relation or not field.concrete else field
 
 
 class Batch:

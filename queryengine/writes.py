@@ -11,7 +11,7 @@ from functools import cache
 
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.postgres.expressions import ArraySubquery
-from django.core.exceptions import FieldError, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import connections, models
 from django.db.models import F, OuterRef, ProtectedError, RestrictedError
 from django.db.models.deletion import Collector
@@ -33,6 +33,7 @@ from .changes import (
 from .errors import Conflict, NotFound, ReferenceNotFound, ValidationFailed
 from .jsondepth import too_deep, too_deep_message
 from .jsonsql import IdIn
+from .naming import one_of, pk_named, resolve_related
 from .permissions import within as narrowed
 from .prepared import PreparedQuery, stored_columns
 from .query import restricted, visible_rows
@@ -113,27 +114,6 @@ def object_references(resource: Resource) -> tuple[tuple[str, str], ...]:
     return tuple(dict.fromkeys(pairs))
 
 
-def _attrs_text(attrs: dict) -> str:
-    """The attributes as a client writes them (`name=Active`), not as a Python dict."""
-    return ", ".join(f"{'id' if key == 'pk' else key}={value}" for key, value in attrs.items())
-
-
-NAMES_LISTED = 30  # a related object not found lists the valid names when there are no more
-
-
-def not_found(model: type[models.Model], owner: Resource, field: str, attrs: dict) -> ValueError:
-    """The reference's message, with the names that would do for statuses, roles and the like
-    (few, and limited to the owner's model)."""
-    message = f"Related object not found using the provided attributes: {_attrs_text(attrs)}."
-    target = resource_for(model)
-    if target is not None and target.scoped_by_content_types and field not in owner.unscoped:
-        names = related_queryset(model, owner, field).order_by("name").values_list("name", flat=True)
-        names = list(names[: NAMES_LISTED + 1])
-        if names and len(names) <= NAMES_LISTED:
-            message += f" Valid for {owner.verbose_name.lower()}: {', '.join(names)}."
-    return ValueError(message)
-
-
 def choice_error(value, choices: list[str]) -> ValueError:
     """The reference's message, with the valid values: all of a short list, the closest of a
     long one (interface types)."""
@@ -143,40 +123,6 @@ def choice_error(value, choices: list[str]) -> ValueError:
     close = difflib.get_close_matches(str(value), choices, n=3, cutoff=0.6)
     hint = f" Did you mean {' or '.join(close)}?" if close else ""
     return ValueError(f"{message}{hint} OPTIONS on this endpoint lists all {len(choices)}.")
-
-
-def related_queryset(model: type[models.Model], owner: Resource, field: str = ""):
-    """Statuses, roles and tags may only be used on the models their content types name."""
-    queryset = model._default_manager.all()
-    target = resource_for(model)
-    if target is not None and target.scoped_by_content_types and field not in owner.unscoped:
-        queryset = queryset.filter(content_types=ContentType.objects.get_for_model(owner.model))
-    return queryset
-
-
-def _flatten(attrs: dict, prefix: str = "") -> dict:
-    flat = {}
-    for key, value in attrs.items():
-        if isinstance(value, dict):
-            flat.update(_flatten(value, f"{prefix}{key}__"))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
-def pk_named(model: type[models.Model], value):
-    """The primary key a bare value names: a UUID, or an integer (or its digits) for Django's
-    integer-keyed models (groups); None when it names none (a natural key, say)."""
-    if isinstance(model._meta.pk, models.IntegerField):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        return int(value) if isinstance(value, str) and value.isascii() and value.isdigit() else None
-    if isinstance(value, uuid.UUID):
-        return value
-    try:
-        return uuid.UUID(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
 
 
 ID_FIXED = "The id of an existing object cannot be changed."
@@ -204,33 +150,6 @@ def moved_id_errors(resource: Resource, pk, given) -> dict:
                 if key in shown:
                     errors.setdefault(key, []).extend(messages)
     return errors or {"id": [ID_FIXED]}
-
-
-def resolve_related(model: type[models.Model], owner: Resource, value, field: str = "") -> models.Model:
-    """One object named by id, natural key or attributes; anything else is a ValueError."""
-    queryset = related_queryset(model, owner, field)
-    if isinstance(value, dict):
-        attrs = _flatten(value)
-        if "id" in attrs:
-            attrs["pk"] = attrs.pop("id")
-    elif (pk := pk_named(model, value)) is not None:
-        attrs = {"pk": pk}
-    elif isinstance(value, str):
-        target = resource_for(model)
-        key = (target.natural_key if target else None) or "name"
-        attrs = {key: value}
-    else:
-        raise ValueError(f"Related objects must be given by UUID, natural key or attributes, not {value!r}.")
-    try:
-        found = list(queryset.filter(**attrs)[:2])
-    except (FieldError, ValidationError, ValueError, TypeError) as exc:
-        message = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
-        raise ValueError(message) from None
-    if not found:
-        raise not_found(model, owner, field, attrs)
-    if len(found) > 1:
-        raise ValueError(f"Multiple objects match the provided attributes: {_attrs_text(attrs)}.")
-    return found[0]
 
 
 def content_type_of(value) -> ContentType:
@@ -330,13 +249,9 @@ class Writer:
         """The object `value` names: from the batch's lookups when it made them."""
         found = self.lookups.get(field, value) if self.lookups is not None else None
         if found is None:
-            return resolve_related(field.target, self.resource, value, field.name)
+            return resolve_related(field.target, self.resource, value, self.user, field.name)
         attrs, objects = found
-        if not objects:
-            raise not_found(field.target, self.resource, field.name, attrs)
-        if len(objects) > 1:
-            raise ValueError(f"Multiple objects match the provided attributes: {_attrs_text(attrs)}.")
-        return objects[0]
+        return one_of(objects, field.target, self.resource, field.name, attrs, self.user)
 
     def apply_custom_fields(self, instance: models.Model, given, errors: dict) -> None:
         """Given keys merge into the stored ones; every defined key is kept present (its default

@@ -302,6 +302,7 @@ def device_patch(api, device, body):
 def test_change_is_checked_before_and_after(sample, superuser):
     user, api = account()
     grant(user, ["dcim.device"], ["view", "change"], {"location__name": "AMS1"})
+    grant(user, ["dcim.location"], ["view"])  # a write names only related objects its writer may view
     leaf, core = Device.objects.get(name="leaf1"), Device.objects.get(name="core1")
     blade = Device.objects.get(name=None)
     fra = Location.objects.get(name="fra2")
@@ -332,6 +333,7 @@ def test_change_is_checked_before_and_after(sample, superuser):
 def test_add_must_land_inside_the_constraints(sample, superuser):
     user, api = account()
     grant(user, ["tenancy.tenant"], ["view", "add"], {"tenant_group__name": "Customers"})
+    grant(user, ["tenancy.tenantgroup"], ["view"])
     before = Tenant.objects.count()
     assert (
         send(api, "post", "/api/tenancy/tenants/", {"name": "Hooli", "tenant_group": "Customers"})[0] == 201

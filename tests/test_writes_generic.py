@@ -24,6 +24,7 @@ from queryengine.registry import (
     INCLUDED,
     MANY_TO_MANY,
     SCALAR,
+    resource_for,
     resources,
 )
 from queryengine.writes import object_references, writable_fields
@@ -506,6 +507,19 @@ def unknown_id(resource):
     return 2_000_000_000 if resource.integer_pk else "00000000-0000-4000-8000-000000000000"
 
 
+def hidden_references(resource, body: dict, user) -> dict:
+    """{related resource: the body's fields naming its objects}, for the resources whose
+    objects `user` may not view."""
+    found: dict = {}
+    for field in writable_fields(resource):
+        if field.kind not in (FOREIGN_KEY, MANY_TO_MANY) or body.get(field.name) in (None, "", []):
+            continue
+        target = resource_for(field.target)
+        if target is not None and not restricted(target, user).exists():
+            found.setdefault(target, []).append(field.name)
+    return found
+
+
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.route)
 class TestEveryModelWrites:
     def test_create_one(self, api, resource, superuser):
@@ -691,6 +705,17 @@ class TestEveryModelWrites:
             user.user_permissions.add(
                 Permission.objects.get(codename=f"view_{model}", content_type__app_label=app_label)
             )
+        # So must every related object it names: one it may not view is not found (400).
+        hidden = hidden_references(resource, body, User.objects.get(pk=user.pk))
+        for target, names in sorted(hidden.items(), key=lambda item: item[0].object_type):
+            status, refused = send(writer, "post", list_url(resource), body)
+            assert status == 400 and any("not found" in str(refused.get(n)) for n in names), (target, refused)
+            user.user_permissions.add(
+                Permission.objects.get(
+                    codename=f"view_{target.model_name}", content_type__app_label=target.app_label
+                )
+            )
+            user = User.objects.get(pk=user.pk)  # permissions are cached on the user object
         writer = Api(token.key)
         status, created = send(writer, "post", list_url(resource), body)
         assert status == 201, created

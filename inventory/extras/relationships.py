@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from queryengine.definitions import cached, watch
 from queryengine.errors import PermissionDenied
+from queryengine.naming import resolve_related
 from queryengine.objecttexts import display_labels, object_texts
 from queryengine.query import NOTHING, default_order
 from queryengine.registry import (
@@ -22,7 +23,6 @@ from queryengine.registry import (
     resource_by_object_type,
     resource_for,
 )
-from queryengine.writes import resolve_related
 
 from .deletions import forget_with_objects
 from .filtering import filter_errors, matching_ids
@@ -368,7 +368,7 @@ def write(resource: Resource, instance, value, adding: bool, state: dict) -> Non
     relationships = state["relationships"]
     if value is not None and not isinstance(value, dict):
         raise ValidationError([f'Expected a dictionary of items but got type "{type(value).__name__}".'])
-    wanted = _parse(resource, relationships, kind, value or {})
+    wanted = _parse(resource, relationships, kind, value or {}, state.get("user"))
     required = _required_errors(resource, relationships, kind, instance, value, adding)
     if required:
         raise ValidationError(required)
@@ -376,8 +376,9 @@ def write(resource: Resource, instance, value, adding: bool, state: dict) -> Non
         _replace(relationship, far_side, instance, objects, state.get("user"))
 
 
-def _parse(resource: Resource, relationships, kind: ContentType, value: dict) -> dict:
-    """{(relationship, far side): [objects]} from a `relationships` body, with the reference's messages."""
+def _parse(resource: Resource, relationships, kind: ContentType, value: dict, user) -> dict:
+    """{(relationship, far side): [objects]} from a `relationships` body, with the reference's
+    messages; only objects `user` may view can be named."""
     by_key = {r.key: r for r in relationships}
     label = resource.model._meta.label
     wanted = {}
@@ -411,7 +412,9 @@ def _parse(resource: Resource, relationships, kind: ContentType, value: dict) ->
             if model is None:
                 raise ValidationError([f"Model {far} is not currently installed, cannot look it up"])
             try:
-                wanted[relationship, far_side] = [resolve_related(model, resource, item) for item in objects]
+                wanted[relationship, far_side] = [
+                    resolve_related(model, resource, item, user) for item in objects
+                ]
             except ValueError as exc:
                 raise ValidationError([str(exc)]) from None
     return wanted
