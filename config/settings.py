@@ -130,6 +130,8 @@ WEBHOOK_DENIED_NETWORKS = env_list("WEBHOOK_DENIED_NETWORKS")
 WEBHOOK_MAX_RESPONSE_BYTES = int(os.environ.get("WEBHOOK_MAX_RESPONSE_BYTES") or 65536)
 # Largest file the text-file secrets provider reads (a larger one is an error, not read).
 SECRET_FILE_MAX_BYTES = int(os.environ.get("SECRET_FILE_MAX_BYTES") or 65536)
+# Variables environment-variable secrets may name (`NAME`, prefix `NETINVENTORY_SECRET_*`); none if empty.
+SECRET_ENVIRONMENT_VARIABLES = env_list("SECRET_ENVIRONMENT_VARIABLES")
 # Directories whose files users may name: text-file secrets, and webhooks' CA certificates (a
 # file larger than WEBHOOK_CA_FILE_MAX_BYTES is not read).
 SECRET_FILE_DIRECTORIES = env_list("SECRET_FILE_DIRECTORIES", "/run/secrets,/etc/netinventory/secrets")

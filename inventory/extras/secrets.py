@@ -1,8 +1,10 @@
 """Secret providers: where a secret's value lives and how it is read.
 
 The service never stores a secret's value, only where to find it (a provider and its parameters);
-the value is read on demand by code that needs it, and no API response ever carries it. Adding
-a provider is one entry in PROVIDERS.
+the value is read on demand by code that needs it, and no API response ever carries it. Where a
+provider may read is the operator's: the variables of SECRET_ENVIRONMENT_VARIABLES (never one of
+the service's own settings), the files of SECRET_FILE_DIRECTORIES; a secret naming another is
+refused when written and when read. Adding a provider is one entry in PROVIDERS.
 """
 
 from __future__ import annotations
@@ -26,6 +28,24 @@ class SecretError(Exception):
 
     def __str__(self) -> str:
         return f'{self.kind}: Secret "{self.secret}" (provider "{self.provider}"): {self.message}'
+
+
+# Variables of the libraries the service runs on, whatever its settings read: libpq's connection
+# settings and password, Django's own, Celery's.
+LIBRARY_VARIABLES = ("PG", "DJANGO_", "CELERY_")
+
+
+def _variable(name: str) -> str | None:
+    """Why an environment-variable secret may not name `name` (None when it may)."""
+    from config.environment import service_variables
+
+    if name in service_variables() or name.startswith(LIBRARY_VARIABLES):
+        return f'Variable "{name}" holds a setting of the service, never a secret'
+    for entry in settings.SECRET_ENVIRONMENT_VARIABLES:
+        if name == entry or (entry.endswith("*") and name.startswith(entry[:-1])):
+            return None
+    allowed = ", ".join(settings.SECRET_ENVIRONMENT_VARIABLES) or "none"
+    return f"Variable must be one SECRET_ENVIRONMENT_VARIABLES names (now: {allowed})"
 
 
 def _from_environment(parameters: dict) -> str | None:
@@ -74,6 +94,7 @@ PROVIDERS = {
             {"variable": "Environment variable name"},
             _from_environment,
             lambda p: f'Undefined environment variable "{p["variable"]}"!',
+            {"variable": _variable},
         ),
         Provider(
             "text-file",
