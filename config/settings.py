@@ -331,6 +331,8 @@ GIT_REMOTE_SCHEMES = env_list("GIT_REMOTE_SCHEMES", "http,https,ssh")
 GIT_TIMEOUT = float(os.environ.get("GIT_TIMEOUT") or 300)  # seconds for one git command
 GIT_MAX_SIZE = int(os.environ.get("GIT_MAX_SIZE") or 200 << 20)  # bytes of one clone, history included
 GIT_MAX_FILE_SIZE = int(os.environ.get("GIT_MAX_FILE_SIZE") or 1 << 20)  # bytes of one file loaded
+GIT_ALLOWED_NETWORKS = env_list("GIT_ALLOWED_NETWORKS")  # CIDRs of non-public hosts remotes may be on
+GIT_DENIED_NETWORKS = env_list("GIT_DENIED_NETWORKS")  # CIDRs never fetched from (wins over allowed)
 # Remotes whose jobs (`jobs/` of the repository) the worker may import and run: exact URLs, or
 # prefixes ending in "/". Empty: no repository provides jobs (their code is run by the worker).
 GIT_JOB_REPOSITORIES = env_list("GIT_JOB_REPOSITORIES")
