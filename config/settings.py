@@ -130,6 +130,8 @@ WEBHOOK_DENIED_NETWORKS = env_list("WEBHOOK_DENIED_NETWORKS")
 WEBHOOK_MAX_RESPONSE_BYTES = int(os.environ.get("WEBHOOK_MAX_RESPONSE_BYTES") or 65536)
 # Largest file the text-file secrets provider reads (a larger one is an error, not read).
 SECRET_FILE_MAX_BYTES = int(os.environ.get("SECRET_FILE_MAX_BYTES") or 65536)
+# Variables environment-variable secrets may name (`NAME`, prefix `NETINVENTORY_SECRET_*`); none if empty.
+SECRET_ENVIRONMENT_VARIABLES = env_list("SECRET_ENVIRONMENT_VARIABLES")
 # Directories whose files users may name: text-file secrets, and webhooks' CA certificates (a
 # file larger than WEBHOOK_CA_FILE_MAX_BYTES is not read).
 SECRET_FILE_DIRECTORIES = env_list("SECRET_FILE_DIRECTORIES", "/run/secrets,/etc/netinventory/secrets")
@@ -329,6 +331,8 @@ GIT_REMOTE_SCHEMES = env_list("GIT_REMOTE_SCHEMES", "http,https,ssh")
 GIT_TIMEOUT = float(os.environ.get("GIT_TIMEOUT") or 300)  # seconds for one git command
 GIT_MAX_SIZE = int(os.environ.get("GIT_MAX_SIZE") or 200 << 20)  # bytes of one clone, history included
 GIT_MAX_FILE_SIZE = int(os.environ.get("GIT_MAX_FILE_SIZE") or 1 << 20)  # bytes of one file loaded
+GIT_ALLOWED_NETWORKS = env_list("GIT_ALLOWED_NETWORKS")  # CIDRs of non-public hosts remotes may be on
+GIT_DENIED_NETWORKS = env_list("GIT_DENIED_NETWORKS")  # CIDRs never fetched from (wins over allowed)
 # Remotes whose jobs (`jobs/` of the repository) the worker may import and run: exact URLs, or
 # prefixes ending in "/". Empty: no repository provides jobs (their code is run by the worker).
 GIT_JOB_REPOSITORIES = env_list("GIT_JOB_REPOSITORIES")

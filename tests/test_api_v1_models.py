@@ -55,6 +55,12 @@ def api(sample, db):
     return Api(SUPERUSER_KEY)
 
 
+@pytest.fixture(autouse=True)
+def sample_variable_allowed(settings):
+    """The sample's environment-variable secret, written back and copied here, names NETOPS_PASSWORD."""
+    settings.SECRET_ENVIRONMENT_VARIABLES = ["NETOPS_PASSWORD"]
+
+
 def shown_lists(resource, version: str) -> frozenset[str]:
     """What a plain 1.x GET shows beside the fields: every list, config contexts."""
     many = set(many_to_many_fields(resource))

@@ -410,8 +410,9 @@ def test_a_repository_past_the_size_limit_is_given_up(api, origin, settings):
     assert not ConfigContext.objects.filter(name="big").exists()
 
 
-def test_credentials_stay_out_of_logs_and_clone(api, origin, monkeypatch):
+def test_credentials_stay_out_of_logs_and_clone(api, origin, monkeypatch, settings):
     token = "tok-9f8e7d6c5b4a"
+    settings.SECRET_ENVIRONMENT_VARIABLES = ["GIT_SYNC_TOKEN"]
     monkeypatch.setenv("GIT_SYNC_TOKEN", token)
     secret = Secret.objects.create(
         name="git token", provider="environment-variable", parameters={"variable": "GIT_SYNC_TOKEN"}

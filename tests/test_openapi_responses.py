@@ -12,6 +12,7 @@ from rest.openapi_schemas import paginated
 
 from .test_openapi import RESOURCES, _answer_schema, _response_schema, _validator, served, writes_each_way
 from .test_writes_generic import RESOURCES as WRITABLE
+from .test_writes_generic import sample_variable_allowed  # noqa: F401 (autouse fixture: the writes copy the sample)
 
 APPS = sorted({resource.route.split("/")[0] for resource in RESOURCES})
 

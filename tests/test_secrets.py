@@ -39,6 +39,18 @@ def files_allowed(settings, tmp_path):
     settings.SECRET_FILE_DIRECTORIES = [str(tmp_path), "/run/secrets"]
 
 
+@pytest.fixture(autouse=True)
+def variables_allowed(settings):
+    """Environment-variable secrets may name the variables the tests use."""
+    settings.SECRET_ENVIRONMENT_VARIABLES = [
+        "NETINVENTORY_TEST_*",
+        "NETOPS_PASSWORD",
+        "NO_SUCH_VARIABLE_X",
+        "A",
+        "X",
+    ]
+
+
 @pytest.fixture
 def in_file(tmp_path):
     path = tmp_path / "secret.txt"
@@ -111,6 +123,68 @@ def test_secret_crud_and_shape(admin, in_environment):
 def test_provider_and_parameters_are_validated(admin, body, errors):
     assert send(admin, "post", SECRETS, {"name": "bad", **body}) == (400, errors)
     assert not Secret.objects.exists()
+
+
+def test_variables_are_read_only_where_the_operator_allows(admin, settings, monkeypatch):
+    """An environment-variable secret names a variable SECRET_ENVIRONMENT_VARIABLES lists (none by
+    default), and never one the service reads for itself (its key, database and broker URLs, the
+    token sealing key, gunicorn's, libpq's and Django's), whatever the list says: its value could
+    otherwise be sent to a Git remote or confirmed by a check."""
+
+    def secret(variable: str) -> dict:
+        return {"name": variable, "provider": "environment-variable", "parameters": {"variable": variable}}
+
+    settings.SECRET_ENVIRONMENT_VARIABLES = []
+    assert send(admin, "post", SECRETS, secret("NETINVENTORY_SECRET_ROUTER")) == (
+        400,
+        {"parameters": ["Variable must be one SECRET_ENVIRONMENT_VARIABLES names (now: none)"]},
+    )
+    settings.SECRET_ENVIRONMENT_VARIABLES = ["*"]
+    for variable in (
+        "SECRET_KEY",
+        "TOKEN_SEALING_KEY",
+        "DATABASE_URL",
+        "CELERY_BROKER_URL",
+        "CACHE_URL",
+        "SECRET_ENVIRONMENT_VARIABLES",
+        "WEB_WORKERS",
+        "PGPASSWORD",
+        "DJANGO_SETTINGS_MODULE",
+    ):
+        assert send(admin, "post", SECRETS, secret(variable)) == (
+            400,
+            {"parameters": [f'Variable "{variable}" holds a setting of the service, never a secret']},
+        ), variable
+    settings.SECRET_ENVIRONMENT_VARIABLES = ["NETINVENTORY_SECRET_*", "ROUTER_PASSWORD"]
+    monkeypatch.setenv("ROUTER_PASSWORD", VALUE)
+    for variable, allowed in (
+        ("NETINVENTORY_SECRET_ROUTER", True),
+        ("ROUTER_PASSWORD", True),
+        ("ROUTER_PASSWORD_2", False),
+        ("NETINVENTORY_SECRETS", False),
+    ):
+        status, body = send(admin, "post", SECRETS, secret(variable))
+        assert (status == 201) is allowed, (variable, body)
+    router = Secret.objects.get(name="ROUTER_PASSWORD")
+    path = f"{SECRETS}{router.pk}/"
+    assert admin.json(f"{path}check/") == {"result": True, "message": "Passed"}
+    status, body = send(admin, "patch", path, {"parameters": {"variable": "SECRET_KEY"}})
+    assert status == 400 and body["parameters"][0].startswith('Variable "SECRET_KEY" holds a setting')
+    # Secrets stored before the list changed, or before this rule: not read.
+    monkeypatch.setenv("SECRET_KEY", VALUE)
+    key = Secret.objects.create(
+        name="key", provider="environment-variable", parameters={"variable": "SECRET_KEY"}
+    )
+    settings.SECRET_ENVIRONMENT_VARIABLES = ["*"]
+    response = admin.get(f"{SECRETS}{key.pk}/check/")
+    assert orjson.loads(response.content) == {
+        "result": False,
+        "message": 'SecretParametersError: Secret "key" (provider "EnvironmentVariableSecretsProvider"): '
+        'Variable "SECRET_KEY" holds a setting of the service, never a secret',
+    }
+    settings.SECRET_ENVIRONMENT_VARIABLES = []
+    response = admin.get(f"{path}check/")
+    assert orjson.loads(response.content)["result"] is False and VALUE.encode() not in response.content
 
 
 def test_files_are_read_only_inside_the_allowed_directories(admin, tmp_path, settings):

@@ -424,6 +424,12 @@ def no_pairs_taken():
     _handed_fields.clear()
 
 
+@pytest.fixture(autouse=True)
+def sample_variable_allowed(settings):
+    """The sample's environment-variable secret, written back and copied here, names NETOPS_PASSWORD."""
+    settings.SECRET_ENVIRONMENT_VARIABLES = ["NETOPS_PASSWORD"]
+
+
 _numbers = itertools.count()
 
 

@@ -132,10 +132,11 @@ def form_class(job):
     return gitcode.form_class(job, job._variables or [])
 
 
-def code_class(job):
-    """The worker's class of a repository's job: imported from the commit the repository was
-    last synced to (fetched first when this worker's clone is elsewhere). RuntimeError says why
-    it cannot run."""
+def code_class(job, user):
+    """The worker's class of a repository's job, for a run by `user`: imported from the commit
+    the repository was last synced to (fetched first when this worker's clone is elsewhere, with
+    the credentials `user` may read and to an address the network settings allow, as a sync
+    fetches). RuntimeError says why it cannot run."""
     from .gitcontents import Report
 
     slug = slug_of(job.module_name)
@@ -149,7 +150,7 @@ def code_class(job):
     try:
         with gitcli.locked(path):
             if gitcli.head(path) != repository.current_head:
-                credentials = gitcli.credentials_of(repository, Report())
+                credentials = gitcli.credentials_of(repository, Report(), user)
                 gitcli.fetch(path, repository.remote_url, repository.current_head, credentials)
             classes = gitcode.loaded(clone_of(repository))
     except (gitcode.LoadError, gitcli.GitError) as exc:

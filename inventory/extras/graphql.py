@@ -19,7 +19,7 @@ def resolve_secret_check(root, info, id):
     found = restricted(resource_for(Secret), info.context.user).filter(pk=id).first()
     if found is None:
         raise NotFound("No Secret matches the given query.")
-    return secrets.check(found)
+    return secrets.check(found, info.context.user)
 
 
 def query_fields(types) -> dict:

@@ -1,13 +1,15 @@
-"""Where webhooks may send: http and https URLs naming a host, at addresses that are public or
-that the operator allows, reached at the very address that was checked.
+"""Where the server connects for its users: webhooks (http and https URLs naming a host) and Git
+remotes (inventory/extras/gitcli.py), only at addresses that are public or that the operator
+allows, reached at the very address that was checked.
 
-Addresses are checked in this order: WEBHOOK_DENIED_NETWORKS (the operator's, always refused),
-WEBHOOK_ALLOWED_NETWORKS (the operator's internal receivers), then anything not publicly
-routable (loopback, private and unique-local, link-local with the cloud metadata address,
-unspecified, multicast, reserved, shared and documentation ranges) is refused. The connection
-goes to the checked address, so a name that resolves differently a moment later (DNS rebinding)
-changes nothing, while the Host header, TLS server name and certificate check keep the URL's
-host. Redirects are not followed.
+Each use has its pair of settings (`Networks`). Addresses are checked in this order: the denied
+networks (WEBHOOK_DENIED_NETWORKS, GIT_DENIED_NETWORKS: always refused), the allowed networks
+(WEBHOOK_ALLOWED_NETWORKS, GIT_ALLOWED_NETWORKS: the operator's internal hosts), then anything not
+publicly routable (loopback, private and unique-local, link-local with the cloud metadata
+address, unspecified, multicast, reserved, shared and documentation ranges) is refused. The
+connection goes to the checked address, so a name that resolves differently a moment later (DNS
+rebinding) changes nothing, while the Host header, TLS server name and certificate check keep the
+URL's host. Redirects are not followed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import ipaddress
 import socket
 import ssl
 import time
+from dataclasses import dataclass
 from functools import cache
 from urllib.parse import urlsplit
 
@@ -27,7 +30,20 @@ SCHEMES = {"http": 80, "https": 443}
 
 
 class Refused(ValueError):
-    """The URL or the addresses it resolves to are not a webhook may reach."""
+    """The URL or the addresses it resolves to are not ones the server may reach."""
+
+
+@dataclass(frozen=True)
+class Networks:
+    """The settings (by name) that say where one use may connect, and what allowing does."""
+
+    allowed: str
+    denied: str
+    purpose: str  # "allow it in <allowed> to <purpose>"
+
+
+WEBHOOKS = Networks("WEBHOOK_ALLOWED_NETWORKS", "WEBHOOK_DENIED_NETWORKS", "send there")
+GIT = Networks("GIT_ALLOWED_NETWORKS", "GIT_DENIED_NETWORKS", "fetch from it")
 
 
 def url_problem(url: str) -> str | None:
@@ -77,20 +93,20 @@ def _public(address) -> bool:
     return address.is_global and not (address.is_multicast or address.is_reserved)
 
 
-def refusal(address) -> str | None:
-    """Why a webhook may not connect to `address` (None when it may)."""
+def refusal(address, networks: Networks) -> str | None:
+    """Why the server may not connect to `address` for this use (None when it may)."""
     if address.version == 6 and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    if _within(address, settings.WEBHOOK_DENIED_NETWORKS, "WEBHOOK_DENIED_NETWORKS"):
-        return f"{address} is in WEBHOOK_DENIED_NETWORKS."
-    if _within(address, settings.WEBHOOK_ALLOWED_NETWORKS, "WEBHOOK_ALLOWED_NETWORKS"):
+    if _within(address, getattr(settings, networks.denied), networks.denied):
+        return f"{address} is in {networks.denied}."
+    if _within(address, getattr(settings, networks.allowed), networks.allowed):
         return None
     if not _public(address):
-        return f"{address} is not a public address; allow it in WEBHOOK_ALLOWED_NETWORKS to send there."
+        return f"{address} is not a public address; allow it in {networks.allowed} to {networks.purpose}."
     return None
 
 
-def resolve(host: str, port: int) -> list[tuple]:
+def resolve(host: str, port: int, networks: Networks) -> list[tuple]:
     """The permitted addresses `host` resolves to, as (family, socket address): only these are
     tried (a name with one public and one internal address reaches the public one alone)."""
     try:
@@ -99,7 +115,7 @@ def resolve(host: str, port: int) -> list[tuple]:
         raise OSError(f"cannot resolve {host}: {exc.strerror}") from None
     addresses, problems = [], []
     for family, _, _, _, sockaddr in found:
-        problem = refusal(ipaddress.ip_address(sockaddr[0]))
+        problem = refusal(ipaddress.ip_address(sockaddr[0]), networks)
         if problem:
             problems.append(problem)
         else:
@@ -147,7 +163,11 @@ def post(url: str, method: str, body: bytes, headers: dict, tls: ssl.SSLContext)
     port = parts.port or SCHEMES[scheme]
     timeout = settings.WEBHOOK_TIMEOUT
     connection = PinnedConnection(
-        parts.hostname, port, resolve(parts.hostname, port), timeout, tls if scheme == "https" else None
+        parts.hostname,
+        port,
+        resolve(parts.hostname, port, WEBHOOKS),
+        timeout,
+        tls if scheme == "https" else None,
     )
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:

@@ -1,8 +1,11 @@
 """Secret providers: where a secret's value lives and how it is read.
 
 The service never stores a secret's value, only where to find it (a provider and its parameters);
-the value is read on demand by code that needs it, and no API response ever carries it. Adding
-a provider is one entry in PROVIDERS.
+the value is read on demand by code that needs it, for a user who may view the secret, and no API
+response ever carries it. Where a provider may read is the operator's: the variables of
+SECRET_ENVIRONMENT_VARIABLES (never one of the service's own settings), the files of
+SECRET_FILE_DIRECTORIES; a secret naming another is refused when written and when read. Adding a
+provider is one entry in PROVIDERS.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
+
+from queryengine.acting import may_view
 
 from . import serverfiles
 from .serverfiles import Unreadable
@@ -25,7 +30,26 @@ class SecretError(Exception):
         self.secret, self.provider, self.message, self.kind = secret, provider, message, kind
 
     def __str__(self) -> str:
-        return f'{self.kind}: Secret "{self.secret}" (provider "{self.provider}"): {self.message}'
+        provider = f' (provider "{self.provider}")' if self.provider else ""
+        return f'{self.kind}: Secret "{self.secret}"{provider}: {self.message}'
+
+
+# Variables of the libraries the service runs on, whatever its settings read: libpq's connection
+# settings and password, Django's own, Celery's.
+LIBRARY_VARIABLES = ("PG", "DJANGO_", "CELERY_")
+
+
+def _variable(name: str) -> str | None:
+    """Why an environment-variable secret may not name `name` (None when it may)."""
+    from config.environment import service_variables
+
+    if name in service_variables() or name.startswith(LIBRARY_VARIABLES):
+        return f'Variable "{name}" holds a setting of the service, never a secret'
+    for entry in settings.SECRET_ENVIRONMENT_VARIABLES:
+        if name == entry or (entry.endswith("*") and name.startswith(entry[:-1])):
+            return None
+    allowed = ", ".join(settings.SECRET_ENVIRONMENT_VARIABLES) or "none"
+    return f"Variable must be one SECRET_ENVIRONMENT_VARIABLES names (now: {allowed})"
 
 
 def _from_environment(parameters: dict) -> str | None:
@@ -74,6 +98,7 @@ PROVIDERS = {
             {"variable": "Environment variable name"},
             _from_environment,
             lambda p: f'Undefined environment variable "{p["variable"]}"!',
+            {"variable": _variable},
         ),
         Provider(
             "text-file",
@@ -115,8 +140,11 @@ def parameter_errors(slug: str, parameters) -> list[str]:
     return errors
 
 
-def read_value(secret) -> str:
-    """The value a secret stands for; raises SecretError (never shown to API clients as a value)."""
+def read_value(secret, user) -> str:
+    """The value a secret stands for, read for `user`; raises SecretError (never shown to API
+    clients as a value), also when the user may not view the secret."""
+    if not may_view(secret, user):
+        raise SecretError(secret.pk, "", f"{user} may not view this secret", "SecretPermissionError")
     provider = PROVIDERS.get(secret.provider)
     if provider is None:
         raise SecretError(secret, secret.provider, unknown_provider(secret.provider), "SecretProviderError")
@@ -136,10 +164,10 @@ def read_value(secret) -> str:
     return value
 
 
-def check(secret) -> dict:
-    """Whether the value is reachable, as the reference's `check` answers: never the value."""
+def check(secret, user) -> dict:
+    """Whether the value is reachable for `user`, as the reference's `check` answers: never the value."""
     try:
-        read_value(secret)
+        read_value(secret, user)
     except SecretError as exc:
         return {"result": False, "message": str(exc)}
     return {"result": True, "message": "Passed"}

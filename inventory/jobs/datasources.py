@@ -50,7 +50,7 @@ class GitRepositorySync(Job):
             with gitcli.locked(path):
                 try:
                     with transaction.atomic():
-                        credentials = gitcli.credentials_of(repository, report)
+                        credentials = gitcli.credentials_of(repository, report, self.user)
                         secrets = tuple(c for c in credentials or () if c)
                         head = gitcli.fetch(path, repository.remote_url, repository.branch, credentials)
                         if repository.current_head != head:

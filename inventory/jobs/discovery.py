@@ -75,13 +75,14 @@ def job_class(job) -> type[JobClass] | None:
     return found
 
 
-def runnable_class(job) -> type[JobClass] | None:
-    """The class a worker runs for `job`: a Git repository's is imported from its synced commit."""
+def runnable_class(job, user) -> type[JobClass] | None:
+    """The class a worker runs for `job` run by `user`: a Git repository's is imported from its
+    synced commit (fetched for that user when the worker's clone is elsewhere)."""
     if job.module_name in job_modules():
         return job_classes().get(job.class_path)
     from inventory.extras.gitjobs import code_class
 
-    return code_class(job)
+    return code_class(job, user)
 
 
 def class_values(path: str, klass: type[JobClass]) -> dict:

@@ -129,7 +129,7 @@ def run_job(self, job_result_id: str, data: dict):
     try:
         user = handler.user = runner(job_result)
         with acting_as(user):  # a repository's job is imported here: its module code acts as the user too
-            klass = runnable_class(job_result.job_model) if job_result.job_model else None
+            klass = runnable_class(job_result.job_model, user) if job_result.job_model else None
         if klass is None:
             raise RuntimeError("The job's code is not installed on this worker.")
         job = klass(job_result=job_result, logger=logger, user=user)
