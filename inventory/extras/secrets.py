@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from config.environment import service_variables
 from queryengine.acting import may_view
 
 from . import serverfiles
@@ -41,8 +42,6 @@ LIBRARY_VARIABLES = ("PG", "DJANGO_", "CELERY_")
 
 def _variable(name: str) -> str | None:
     """Why an environment-variable secret may not name `name` (None when it may)."""
-    from config.environment import service_variables
-
     if name in service_variables() or name.startswith(LIBRARY_VARIABLES):
         return f'Variable "{name}" holds a setting of the service, never a secret'
     for entry in settings.SECRET_ENVIRONMENT_VARIABLES:
