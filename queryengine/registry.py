@@ -253,6 +253,13 @@ class Resource:
     ordering: tuple[str, ...] = ()
     natural_slug: bool = True  # shown (`natural_slug`), as on the reference's models (not content types)
     read_only: tuple[str, ...] = ()  # shown but never written by clients
+    # Fields only superusers set (a user's is_superuser, groups): anyone else's write giving one a
+    # value other than the stored one (on create, the default) is refused (403); what a read
+    # showed may be written back.
+    superuser_fields: tuple[str, ...] = ()
+    # Objects only superusers create, change or delete, whatever permissions others hold (groups
+    # and object permissions: writing them grants access).
+    superuser_writes: bool = False
     # Written by clients but not shown from API 2.x on (an address's namespace: the reference
     # takes it and shows the parent instead); API 1.x shows what its own shape holds.
     write_only: tuple[str, ...] = ()
