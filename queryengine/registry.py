@@ -234,8 +234,11 @@ class Resource:
     route: str  # "<app>/<endpoint>", e.g. "dcim/locations"
     display: Display = field(default_factory=Display)
     search: tuple[str, ...] = ("name", "description")
-    # Derived related-object counts: name -> "<app_label>.<Model>.<fk field>"; a model not yet
-    # installed counts as zero so the representation is stable as the inventory grows.
+    # Derived related-object counts: name -> "<app_label>.<Model>.<path to this model>", counting
+    # the objects of <Model> the reader may view; a count through an association names the far
+    # model and the path through it ("ipam.IPAddress.interface_assignments__interface"), so it
+    # follows the addresses' permissions, not the assignments'. A model not yet installed counts
+    # as zero so the representation is stable as the inventory grows.
     counts: dict[str, str] = field(default_factory=dict)
     hidden: tuple[str, ...] = ()  # model fields never shown
     # Secrets shown once, in the answer to the write that made them (a token's key), and never
