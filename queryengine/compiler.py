@@ -18,6 +18,7 @@ a type run the prepared queries unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, partial
 
@@ -145,8 +146,9 @@ class ObjectPlan:
         self.inside: set[Resource] = set()  # resources whose objects show (or count) in these objects
         self.tree = False  # whether this resource's tree paths are needed
         self.branches: dict[str, tuple] = {}  # slot -> (naturalslug.Branch, column code)
-        # Derived counts: (the expression in the texts, count name, counted resource).
-        self.counts: list[tuple[object, str, Resource]] = []
+        # Expressions over what the reader may view (per_reader): (the expression as built for a
+        # reader who may view everything, build(subset) -> expression, the resource viewed).
+        self.narrowed: list[tuple[object, Callable, Resource]] = []
         self.query = PreparedQuery(resource.model, lambda: self.queryset(self.annotations))
         self.namespace: dict[str, object] = {
             "_gref": _generic_ref_projection,
@@ -187,15 +189,13 @@ class ObjectPlan:
 
     def viewed_queryset(self, viewer, subset):
         """The row query of a caller who may not view every object involved: only the objects
-        in `subset` (None: all asked for), counting only the objects they may view. None when
-        that is the prepared query."""
+        in `subset` (None: all asked for), counting and naming only the objects they may view.
+        None when that is the prepared query."""
         swap = {}
-        for expression, name, counted in self.counts if viewer is not None else ():
-            narrowed = viewer.subset(counted)
+        for expression, build, viewed in self.narrowed if viewer is not None else ():
+            narrowed = viewer.subset(viewed)
             if narrowed is not None:
-                swap[id(expression)] = Cast(
-                    query.count_expression(self.resource, name, narrowed), TextField()
-                )
+                swap[id(expression)] = build(narrowed)
         if subset is None and not swap:
             return None
         annotations = {key: _swapped(value, swap) for key, value in self.annotations.items()}
@@ -203,6 +203,15 @@ class ObjectPlan:
         return queryset if subset is None else queryset.filter(pk__in=subset)
 
     # -- compiling ----------------------------------------------------------------------------
+
+    def per_reader(self, viewed: Resource, build: Callable):
+        """An expression over the objects of `viewed` the reader may view, `build(subset)` (a
+        Viewer's subset; None: every object): built here for a reader who may view them all, and
+        for any other reader in their row query (viewed_queryset)."""
+        expression = build(None)
+        self.narrowed.append((expression, build, viewed))
+        self.inside.add(viewed)
+        return expression
 
     def col(self, path: str, expression=None) -> str:
         """Python code reading a column: an ORM path, or an annotation given its expression."""
@@ -296,12 +305,12 @@ class ObjectPlan:
         if name in resource.counts:
             if resource.count_source(name) is None:  # counted model not installed: always 0
                 return text.const("0")
-            expression = Cast(query.count_expression(resource, name), TextField())
             counted = resource_for(resource.count_source(name)[0])
-            if counted is not None:
-                self.counts.append((expression, name, counted))
-                self.inside.add(counted)
-            return text.sql(expression)
+
+            def build(subset, name=name):
+                return Cast(query.count_expression(resource, name, subset), TextField())
+
+            return text.sql(build(None) if counted is None else self.per_reader(counted, build))
         if name in resource.timestamps:
             return self.scalar(text, resource.model._meta.get_field(name))
         if name in resource.shown_once and name not in self.revealed:
@@ -527,7 +536,7 @@ class ObjectPlan:
                 pk: (dumps(label), b"null" if depth is None else b"%d" % depth)
                 for pk, (label, depth) in paths.items()
             }
-        naturalslug.load(self, rows, loaded)
+        naturalslug.load(self, rows, loaded, viewer)
         for slot, (plan, index, hidden, finder) in self.loads.items():
             wanted = {row[index] for row in rows} - {None}
             found = None

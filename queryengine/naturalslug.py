@@ -13,9 +13,17 @@ key is a name within its parent (locations) stands for its whole branch: its nam
 and so on up, one value per level of the deepest branch wherever more values follow (the
 reference pads to its tree's depth).
 
+Only what the reader may view is named: a related object they may not view stands for its whole
+key as its id (as a reference shows it, and CSV's natural-key columns), and a branch ends at the
+first node they may not view, with its id. The slug stays the same in REST, GraphQL and CSV,
+keeps related objects apart (a hidden tenant never reads as none) and does not change when the
+hidden object is renamed or moved.
+
 The values are read with the object's row (joined columns: SQL per list does not grow with the
-page); branches are walked a level at a time per page (`tree_nodes`), with one more query for
-the tree's depth where values follow a branch.
+page), with, for a reader who may not view every related object, the id of each one they may
+not view (`hidden_id`, in the same statement); branches are walked a level at a time per page
+(`tree_nodes`, which marks the nodes the reader may not view), with one more query for the
+tree's depth where values follow a branch.
 """
 
 from __future__ import annotations
@@ -24,17 +32,18 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from html.entities import name2codepoint
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
 from django.db import connections, models
-from django.db.models import F, TextField
+from django.db.models import BooleanField, Case, F, TextField, Value, When
 from django.db.models.functions import Cast
 from text_unidecode import unidecode
 
-from .jsonsql import IdIn, IdText
+from .jsonsql import IdIn, IdText, Literal
+from .query import NOTHING
 from .registry import resource_for
 
 NAME = "natural_slug"
@@ -49,6 +58,16 @@ class Part:
     columns: tuple[str, ...]
     render: Callable | None = None
     json: bool = False  # a JSON value (a reservation's units): read as its text
+
+
+@dataclass(frozen=True)
+class Related:
+    """The values read through a related object (`path`: ORM path of the relation from the
+    object): shown where the reader may view it, else its id alone."""
+
+    path: str
+    model: type[models.Model]
+    parts: tuple
 
 
 @dataclass(frozen=True)
@@ -124,10 +143,38 @@ def _expand_name(model: type[models.Model], name: str, prefix: str, depth: int) 
         return [Part(tuple(f"{prefix}{c}" for c in computed.columns), computed.render)]
     field = model._meta.get_field(head)
     if rest:  # a path through a related object (`parent__namespace`)
-        return _expand_name(field.related_model, rest, f"{prefix}{head}__", depth + 1)
+        inner = _expand_name(field.related_model, rest, f"{prefix}{head}__", depth + 1)
+        return _related(f"{prefix}{head}", field.related_model, inner)
     if field.is_relation and field.concrete:
-        return _expand(field.related_model, f"{prefix}{name}__", depth + 1)
+        inner = _expand(field.related_model, f"{prefix}{name}__", depth + 1)
+        return _related(f"{prefix}{name}", field.related_model, inner)
     return [Part((f"{prefix}{name}",), json=isinstance(field, models.JSONField))]
+
+
+def _related(path: str, model: type[models.Model], inner: list) -> list:
+    """`inner`, read through the related object at `path`, shown only where the reader may view
+    it; a tree's branch narrows itself node by node, and neither an id nor a content type (shown
+    as a label everywhere) names anything hidden."""
+    if model is ContentType or resource_for(model) is None or inner == [Part((f"{path}__pk",))]:
+        return inner
+    if len(inner) == 1 and isinstance(inner[0], Branch) and inner[0].node == path:
+        return inner
+    return [Related(path, model, tuple(inner))]
+
+
+def _leaves(found) -> list:
+    return [leaf for p in found for leaf in (_leaves(p.parts) if isinstance(p, Related) else [p])]
+
+
+def _padded(found, last) -> tuple:
+    return tuple(
+        Related(p.path, p.model, _padded(p.parts, last))
+        if isinstance(p, Related)
+        else Branch(p.node, p.model, padded=True)
+        if isinstance(p, Branch) and p is not last
+        else p
+        for p in found
+    )
 
 
 @cache
@@ -137,10 +184,7 @@ def parts(model: type[models.Model]) -> tuple:
     if key_fields(model) == ():
         return ()
     expanded = _expand(model, "")
-    return tuple(
-        Branch(p.node, p.model, padded=True) if isinstance(p, Branch) and i < len(expanded) - 1 else p
-        for i, p in enumerate(expanded)
-    )
+    return _padded(expanded, _leaves(expanded)[-1])
 
 
 # --- the label -----------------------------------------------------------------------------
@@ -205,19 +249,32 @@ def computed_value(render: Callable, *columns):
 # --- trees ---------------------------------------------------------------------------------
 
 
-def tree_nodes(model, nodes: dict, wanted=()) -> dict:
+# The name of a tree node the reader may not view (tree_nodes): its id shows in its place, and
+# nothing above it.
+HIDDEN = object()
+
+
+def tree_nodes(model, nodes: dict, wanted=(), subset=None) -> dict:
     """{id: (parent id, name)} (ids as text) of the given nodes and the `wanted` ids, and of every
-    node above them: one query per level not already known."""
+    node above them: one query per level not already known. A node outside `subset` (a Viewer's,
+    None: every node) is (None, HIDDEN): what lies above it is not read."""
     known = dict(nodes)
     missing = ({parent for parent, _ in known.values()} | set(wanted)) - known.keys() - {None}
     while missing:
-        rows = (
-            model._default_manager.filter(IdIn(F("pk"), missing))
-            .annotate(_id=IdText(F("pk")), _parent=IdText(F("parent_id")))
-            .values_list("_id", "_parent", "name")
-            .order_by()
+        if subset is NOTHING:
+            known.update((pk, (None, HIDDEN)) for pk in missing)
+            break
+        rows = model._default_manager.filter(IdIn(F("pk"), missing)).annotate(
+            _id=IdText(F("pk")), _parent=IdText(F("parent_id"))
         )
-        found = {pk: (parent, name) for pk, parent, name in rows}
+        if subset is not None:
+            seen = When(pk__in=subset, then=Value(True))
+            rows = rows.annotate(_seen=Case(seen, default=Value(False), output_field=BooleanField()))
+        columns = ("_id", "_parent", "name", "_seen") if subset is not None else ("_id", "_parent", "name")
+        found = {
+            pk: (parent, name) if not hidden or hidden[0] else (None, HIDDEN)
+            for pk, parent, name, *hidden in rows.values_list(*columns).order_by()
+        }
         known.update(found)
         known.update((pk, (None, None)) for pk in missing - found.keys())  # gone meanwhile
         missing = {parent for parent, _ in found.values()} - known.keys() - {None}
@@ -225,8 +282,9 @@ def tree_nodes(model, nodes: dict, wanted=()) -> dict:
 
 
 def branches(model, ids, known: dict, padded: bool) -> dict:
-    """{id: (its name, its parent's, ...)} for the given nodes, None's ({None: ...}) included;
-    padded with None to one value per level of the tree's deepest branch."""
+    """{id: (its name, its parent's, ...)} for the given nodes, None's ({None: ...}) included,
+    a node the reader may not view by its id (and none above it); padded with None to one value
+    per level of the tree's deepest branch."""
     levels = tree_height(model) + 1 if padded else 0
     result = {None: (None,) * levels}
     for pk in ids:
@@ -236,7 +294,7 @@ def branches(model, ids, known: dict, padded: bool) -> dict:
         while node is not None and node in known and node not in seen:
             seen.add(node)
             parent, name = known[node]
-            names.append(name)
+            names.append(node if name is HIDDEN else name)
             node = parent
         result[pk] = tuple(names) + (None,) * (levels - len(names))
     return result
@@ -260,17 +318,31 @@ def tree_height(model) -> int:
 # --- the generic executor ------------------------------------------------------------------
 
 
-def value(obj) -> str:
-    """The natural slug of one object (the compiled plan reads the same values per page)."""
+def value(obj, viewer=None) -> str:
+    """The natural slug of one object as `viewer` (query.Viewer; None: anyone) may see it (the
+    compiled plan reads the same values per page)."""
     model = type(obj)
     if key_fields(model) == ():
         return UNKNOWN
+    return label(str(obj.pk), tuple(_values(obj, parts(model), viewer)))
+
+
+def _values(obj, found: tuple, viewer) -> list[tuple]:
     segments = []
-    for part in parts(model):
-        if isinstance(part, Branch):
+    for part in found:
+        if isinstance(part, Related):
+            related = _at(obj, part.path)
+            if related is not None and not _may_view(viewer, part.model, related.pk):
+                segments.append((str(related.pk),))
+            else:
+                segments.append(tuple(v for segment in _values(obj, part.parts, viewer) for v in segment))
+        elif isinstance(part, Branch):
             node = obj if not part.node else _at(obj, part.node)
             start, known = None if node is None else str(node.pk), {}
             while node is not None and str(node.pk) not in known:
+                if node is not obj and not _may_view(viewer, part.model, node.pk):
+                    known[str(node.pk)] = (None, HIDDEN)
+                    break
                 known[str(node.pk)] = (None if node.parent_id is None else str(node.parent_id), node.name)
                 node = node.parent
             segments.append(branches(part.model, [start], known, part.padded)[start])
@@ -279,7 +351,20 @@ def value(obj) -> str:
             segments.append(
                 (columns[0],) if part.render is None else (computed_value(part.render, *columns),)
             )
-    return label(str(obj.pk), tuple(segments))
+    return segments
+
+
+def _subset(viewer, model: type[models.Model]):
+    """The objects of `model` the reader may view (query.Viewer.subset; None: every one)."""
+    resource = resource_for(model)
+    return None if viewer is None or resource is None else viewer.subset(resource)
+
+
+def _may_view(viewer, model: type[models.Model], pk) -> bool:
+    subset = _subset(viewer, model)
+    if subset is None or subset is NOTHING:
+        return subset is None
+    return subset.filter(pk=pk).exists()
 
 
 def _at(obj, path: str):
@@ -293,15 +378,36 @@ def _at(obj, path: str):
 # --- the compiled plan ---------------------------------------------------------------------
 
 
+def hidden_id(path: str, subset):
+    """The id (text) of the related object at `path` where it is set and outside `subset` (a
+    Viewer's; None: the reader may view every one), else null: one column of the row's query."""
+    if subset is None:
+        return Literal(None, output_field=TextField())
+    if subset is NOTHING:
+        return IdText(F(path))
+    shown = When(**{f"{path}__in": subset}, then=Value(None, output_field=TextField()))
+    return Case(shown, default=IdText(F(path)), output_field=TextField())
+
+
 def compiled(plan) -> str:
     """Python code (over a row `r` and the page's loads `P`) rendering the slug in a compiled
     ObjectPlan: columns join the row's query; branches are walked per page (`load`)."""
     model = plan.resource.model
     if key_fields(model) == ():
         return repr(UNKNOWN)
+    return f"{plan.constant(label)}(r[0], ({', '.join(_compiled(plan, parts(model)))},))"
+
+
+def _compiled(plan, found: tuple) -> list[str]:
     segments = []
-    for part in parts(model):
-        if isinstance(part, Branch):
+    for part in found:
+        if isinstance(part, Related):
+            build = partial(hidden_id, part.path)
+            hidden = plan.col(f"_hidden_{part.path}", plan.per_reader(resource_for(part.model), build))
+            inner = " + ".join(_compiled(plan, part.parts))
+            segments.append(f"(({hidden},) if {hidden} is not None else {inner})")
+        elif isinstance(part, Branch):
+            plan.inside |= {resource_for(part.model)} - {None}
             if part.node:
                 column = plan.col(f"_branch_{part.node}", IdText(F(part.node)))
             else:  # the object's own branch: its parent and name come with the row
@@ -319,11 +425,12 @@ def compiled(plan) -> str:
         else:
             columns = ", ".join(plan.col(c) for c in part.columns)
             segments.append(f"({plan.constant(computed_value)}({plan.constant(part.render)}, {columns}),)")
-    return f"{plan.constant(label)}(r[0], ({', '.join(segments)},))"
+    return segments
 
 
-def load(plan, rows: list, loaded: dict) -> None:
-    """The branches a page's slugs need, by the id of their node (read from the rows)."""
+def load(plan, rows: list, loaded: dict, viewer=None) -> None:
+    """The branches a page's slugs need, by the id of their node (read from the rows), as far as
+    `viewer` (None: anyone) may view their nodes (the rows' own, they may)."""
     for slot, (part, column) in plan.branches.items():
         index = int(column[2:-1])
         nodes = {}
@@ -331,4 +438,5 @@ def load(plan, rows: list, loaded: dict) -> None:
             parent, name = plan.columns.index("_parent"), plan.columns.index("name")
             nodes = {row[0]: (row[parent], row[name]) for row in rows}
         ids = {row[index] for row in rows}
-        loaded[slot] = branches(part.model, ids, tree_nodes(part.model, nodes, ids), part.padded)
+        known = tree_nodes(part.model, nodes, ids, _subset(viewer, part.model))
+        loaded[slot] = branches(part.model, ids, known, part.padded)

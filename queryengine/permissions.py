@@ -18,6 +18,7 @@ from .registry import Resource
 
 # `run` is granted on jobs (extras.job), as the reference's object permissions do.
 ACTIONS = ("view", "add", "change", "delete", "run")
+WRITES = ("add", "change", "delete")
 USER_TOKEN = "$user"  # a constraint value standing for the requesting user
 
 # (user) -> {(object_type, action): [constraint sets]}, where a set is a dict of lookups or
@@ -71,7 +72,11 @@ def allowed_rows(resource: Resource, user, action: str) -> Q | None:
     objects must meet (an empty Q: every object)."""
     if user is None or not user.is_authenticated or not user.is_active:
         return None
-    if user.is_superuser or user.has_perm(f"{resource.app_label}.{action}_{resource.model_name}"):
+    if user.is_superuser:
+        return Q()
+    if resource.superuser_writes and action in WRITES:
+        return None
+    if user.has_perm(f"{resource.app_label}.{action}_{resource.model_name}"):
         return Q()
     constraints = granted(user).get((resource.object_type, action))
     if constraints is None:

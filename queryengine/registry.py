@@ -234,8 +234,11 @@ class Resource:
     route: str  # "<app>/<endpoint>", e.g. "dcim/locations"
     display: Display = field(default_factory=Display)
     search: tuple[str, ...] = ("name", "description")
-    # Derived related-object counts: name -> "<app_label>.<Model>.<fk field>"; a model not yet
-    # installed counts as zero so the representation is stable as the inventory grows.
+    # Derived related-object counts: name -> "<app_label>.<Model>.<path to this model>", counting
+    # the objects of <Model> the reader may view; a count through an association names the far
+    # model and the path through it ("ipam.IPAddress.interface_assignments__interface"), so it
+    # follows the addresses' permissions, not the assignments'. A model not yet installed counts
+    # as zero so the representation is stable as the inventory grows.
     counts: dict[str, str] = field(default_factory=dict)
     hidden: tuple[str, ...] = ()  # model fields never shown
     # Secrets shown once, in the answer to the write that made them (a token's key), and never
@@ -253,6 +256,13 @@ class Resource:
     ordering: tuple[str, ...] = ()
     natural_slug: bool = True  # shown (`natural_slug`), as on the reference's models (not content types)
     read_only: tuple[str, ...] = ()  # shown but never written by clients
+    # Fields only superusers set (a user's is_superuser, groups): anyone else's write giving one a
+    # value other than the stored one (on create, the default) is refused (403); what a read
+    # showed may be written back.
+    superuser_fields: tuple[str, ...] = ()
+    # Objects only superusers create, change or delete, whatever permissions others hold (groups
+    # and object permissions: writing them grants access).
+    superuser_writes: bool = False
     # Written by clients but not shown from API 2.x on (an address's namespace: the reference
     # takes it and shows the parent instead); API 1.x shows what its own shape holds.
     write_only: tuple[str, ...] = ()

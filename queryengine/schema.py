@@ -185,7 +185,9 @@ def _field_attrs(resource: Resource) -> dict:
         "object_type": graphene.String(resolver=lambda root, info, _v=resource.object_type: _v),
         "display": graphene.String(resolver=lambda root, info: display_value(resource, root)),
         "url": graphene.String(resolver=lambda root, info: object_url(info.context, resource, root.pk)),
-        naturalslug.NAME: graphene.String(resolver=lambda root, info: naturalslug.value(root)),
+        naturalslug.NAME: graphene.String(
+            resolver=lambda root, info: naturalslug.value(root, info.context.viewer())
+        ),
     }
     if resource.is_tree:
         attrs["tree_depth"] = graphene.Int(resolver=lambda root, info: len(root.ancestors()))

@@ -30,7 +30,7 @@ from .changes import (
     snapshots,
     writing_through_engine,
 )
-from .errors import Conflict, NotFound, ReferenceNotFound, ValidationFailed
+from .errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, ValidationFailed
 from .jsondepth import too_deep, too_deep_message
 from .jsonsql import IdIn
 from .naming import one_of, pk_named, resolve_related
@@ -183,6 +183,7 @@ class Writer:
             return {}, {NON_FIELD: [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}
         errors: dict[str, list[str]] = {}
         many: dict = {}
+        kept = self.superuser_values(instance, data)
         for field in self.fields:
             if field.name not in data:
                 if field.required and not partial:
@@ -223,7 +224,41 @@ class Writer:
         if self.resource.has_custom_fields:
             self.apply_custom_fields(instance, data.get("custom_fields"), errors)
         self.check_references(instance, data, errors)
+        self.refuse_superuser_changes(instance, kept, many, errors)
         return many, errors
+
+    def superuser_values(self, instance: models.Model, data: dict) -> dict:
+        """The stored values (a new object's defaults) of the fields only superusers set that
+        `data` names, when the writer is not one: the write may give them back unchanged."""
+        if getattr(self.user, "is_superuser", False):
+            return {}
+        names = [name for name in self.resource.superuser_fields if name in data]
+        return {name: self.field_value(instance, name) for name in names}
+
+    def refuse_superuser_changes(self, instance: models.Model, kept: dict, many: dict, errors: dict) -> None:
+        """403 naming the fields only superusers set whose written values differ from `kept`."""
+        changed = [
+            name
+            for name, value in kept.items()
+            if name not in errors and self.field_value(instance, name, many) != value
+        ]
+        if changed:
+            raise PermissionDenied(f"Only superusers may set {', '.join(changed)}.")
+
+    @staticmethod
+    def field_value(instance: models.Model, name: str, many: dict | None = None):
+        """A field's value on `instance`: a many-to-many field's as a set of ids, those in `many`
+        (about to be set) when given there, else the stored ones (read with the lock where it
+        read them)."""
+        field = instance._meta.get_field(name)
+        if not field.many_to_many:
+            return getattr(instance, field.attname)
+        if many is not None and name in many:
+            return {obj.pk for obj in many[name]}
+        if instance._state.adding:
+            return set()
+        locked = getattr(instance, LOCKED_MANY + name, None)
+        return set(locked) if locked is not None else {obj.pk for obj in getattr(instance, name).all()}
 
     def check_references(self, instance: models.Model, data: dict, errors: dict) -> None:
         """An object the write names by type and id (a note's, an association's) must be one the

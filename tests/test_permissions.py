@@ -284,9 +284,15 @@ def test_permission_lookup_is_one_query_per_request(sample, superuser):
         Api(SUPERUSER_KEY).json("/api/dcim/devices/", {"depth": 1})
     sql = [q["sql"] for q in queries.captured_queries]
     assert not any("objectpermission" in q or "auth_permission" in q for q in sql)
-    # Model permissions on the devices and on what they show inside (tags, clusters) need no
-    # object permission.
-    _, viewer = account("dcim.view_device", "extras.view_tag", "virtualization.view_cluster")
+    # Model permissions on the devices and on what they show inside (tags, clusters) and name
+    # in their natural slugs (tenants, locations) need no object permission.
+    _, viewer = account(
+        "dcim.view_device",
+        "extras.view_tag",
+        "virtualization.view_cluster",
+        "tenancy.view_tenant",
+        "dcim.view_location",
+    )
     with CaptureQueriesContext(connection) as queries:
         viewer.json("/api/dcim/devices/")
     assert not any("users_objectpermission" in q["sql"] for q in queries.captured_queries)

@@ -8,14 +8,19 @@ import io
 
 import orjson
 import pytest
+from django.apps import apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from inventory.circuits.models import CircuitTermination
 from inventory.dcim.models import Location
 from inventory.extras.models import Tag
-from inventory.ipam.models import IPAddress
+from inventory.ipam.models import IPAddress, IPAddressToInterface
 from inventory.tenancy.models import Tenant
+from inventory.users.models import Token
+from inventory.virtualization.models import Cluster
 from queryengine import engine, query
+from queryengine.registry import resource_for, resources
 from queryengine.schema import RequestContext
 
 from .builders import SUPERUSER_KEY, build_sample
@@ -280,3 +285,86 @@ def test_csv_export_job_hides_what_the_list_hides(sample, jobs, tenant_viewer):
     text = api.get(f"/api/extras/file-proxies/{file['id']}/download/").content
     assert text == api.get("/api/dcim/locations/", {"format": "csv"}).content
     assert b"Initech" not in text and str(Tenant.objects.get(name="Initech").pk).encode() in text
+
+
+def test_counts_through_assignments_count_what_the_caller_may_view(sample):
+    """An interface's addresses and a cluster's devices are assigned through association objects:
+    their counts count the addresses and devices the caller may view (as the lists of them show),
+    whatever the caller may see of the assignments, in REST at every depth, GraphQL and CSV."""
+    seen, hidden = IPAddressToInterface.objects.filter(interface__isnull=False).order_by("interface__name")
+    user, api = account("dcim.view_interface", "ipam.view_ipaddresstointerface")
+    grant(user, ["ipam.ipaddress"], ["view"], {"id": str(seen.ip_address_id)})
+    interfaces = [str(seen.interface_id), str(hidden.interface_id)]
+    expected = {interfaces[0]: 1, interfaces[1]: 0}
+    assert {str(a.interface_id): 1 for a in (seen, hidden)} == {i: 1 for i in interfaces}  # the superuser's
+
+    def rest_counts(caller, path, ids, depth) -> dict:
+        rows = caller.json(path, {"id": ids, "depth": depth})["results"]
+        return {row["id"]: row[COUNT[path]] for row in rows}
+
+    for depth in (0, 1):
+        assert rest_counts(api, INTERFACES, interfaces, depth) == expected
+    text = "query ($id: [String]) { interfaces(id: $id) { id ip_address_count ip_addresses { id } } }"
+    shown = graphql(api, text, {"id": interfaces})["data"]["interfaces"]
+    assert {i["id"]: i["ip_address_count"] for i in shown} == expected
+    assert all(i["ip_address_count"] == len(i["ip_addresses"]) for i in shown)
+    assert {
+        r["id"]: int(r["ip_address_count"]) for r in csv_rows(api, INTERFACES, {"id": interfaces})
+    } == expected
+    # Nested in the objects holding them (GraphQL shows counts at any depth).
+    user.user_permissions.add(*_permissions("dcim.view_device"))
+    api = Api(Token.objects.filter(user=user).first().key)
+    nested = graphql(api, "{ devices { interfaces { id ip_address_count } } }")["data"]["devices"]
+    found = {i["id"]: i["ip_address_count"] for d in nested for i in d["interfaces"] if i["id"] in expected}
+    assert found == expected
+    # Without any permission on the assignments: the addresses they may view, still.
+    _, blind = account("dcim.view_interface")
+    assert rest_counts(blind, INTERFACES, interfaces, 0) == {i: 0 for i in interfaces}
+    user, api = account("dcim.view_interface", "ipam.view_ipaddress")
+    assert rest_counts(api, INTERFACES, interfaces, 0) == {i: 1 for i in interfaces}
+
+    # A cluster's devices: two, of which the caller may view leaf1 alone.
+    cluster = Cluster.objects.get(name="esx-ams")
+    assert rest_counts(Api(SUPERUSER_KEY), CLUSTERS, [str(cluster.pk)], 0) == {str(cluster.pk): 2}
+    user, api = account("virtualization.view_cluster", "dcim.view_deviceclusterassignment")
+    grant(user, ["dcim.device"], ["view"], {"name": "leaf1"})
+    for depth in (0, 1):
+        assert rest_counts(api, CLUSTERS, [str(cluster.pk)], depth) == {str(cluster.pk): 1}
+    text = '{ clusters(name: ["esx-ams"]) { device_count devices { name } } }'
+    assert graphql(api, text)["data"]["clusters"] == [{"device_count": 1, "devices": [{"name": "leaf1"}]}]
+    (row,) = csv_rows(api, CLUSTERS, {"name": "esx-ams"})
+    assert row["device_count"] == "1"
+
+    # A location's circuits, by their terminations there: those the caller may view.
+    user, api = account(*LOCATION_VIEW, "circuits.view_circuittermination")
+    grant(user, ["circuits.circuit"], ["view"], {"cid": "TEL-1001"})
+    terminations = CircuitTermination.objects.filter(location__isnull=False)
+    places = {str(t.location_id): int(t.circuit.cid == "TEL-1001") for t in terminations}
+    assert sorted(places.values()) == [0, 1]
+    for depth in (0, 1):
+        assert rest_counts(api, LOCATIONS, list(places), depth) == places
+    assert rest_counts(Api(SUPERUSER_KEY), LOCATIONS, list(places), 0) == {pk: 1 for pk in places}
+    text = "query ($id: [String]) { locations(id: $id) { id circuit_count } }"
+    shown = graphql(api, text, {"id": list(places)})["data"]["locations"]
+    assert {loc["id"]: loc["circuit_count"] for loc in shown} == places
+
+
+def test_every_count_counts_objects_readers_may_view():
+    """Counts are narrowed by the counted model's permissions: it must be one readers are granted
+    (a registered model), never an association between two (whose own permissions say nothing
+    about the objects it links)."""
+    associations = {f.remote_field.through for model in apps.get_models() for f in model._meta.many_to_many}
+    for resource in resources():
+        for name in resource.counts:
+            source = resource.count_source(name)
+            if source is not None:
+                assert resource_for(source[0]) is not None, (resource.route, name)
+                assert source[0] not in associations, (resource.route, name)
+
+
+INTERFACES, CLUSTERS, LOCATIONS = (
+    "/api/dcim/interfaces/",
+    "/api/virtualization/clusters/",
+    "/api/dcim/locations/",
+)
+COUNT = {INTERFACES: "ip_address_count", CLUSTERS: "device_count", LOCATIONS: "circuit_count"}

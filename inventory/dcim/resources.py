@@ -184,7 +184,7 @@ LOCATION_SEARCH = (
     "comments",
 )
 LOCATION_COUNTS = {
-    "circuit_count": "circuits.CircuitTermination.location",
+    "circuit_count": "circuits.Circuit.circuit_terminations__location",
     "device_count": "dcim.Device.location",
     "prefix_count": "ipam.Prefix.location",
     "rack_count": "dcim.Rack.location",
@@ -623,7 +623,7 @@ register(
         **cabled(
             filters={"kind": KIND, "device": INTERFACE_DEVICE, "device_id": INTERFACE_DEVICE},
             search=("name", "label", "description", "mac_address"),
-            counts={"ip_address_count": "ipam.IPAddressToInterface.interface"},
+            counts={"ip_address_count": "ipam.IPAddress.interface_assignments__interface"},
             read_only=("ip_addresses",),
             relations=COMPONENT_RELATIONS,
             natural_key=None,

@@ -10,6 +10,8 @@ register(
         search=("username", "first_name", "last_name", "email"),
         hidden=("password", "user_permissions"),
         natural_key="username",
+        # Who is a superuser, staff, active or in which groups (which grant permissions).
+        superuser_fields=("is_superuser", "is_staff", "is_active", "groups"),
         legacy=Legacy(nested=("username",)),
     )
 )
@@ -39,6 +41,7 @@ register(
         hidden=("permissions",),  # Django model permissions: groups here carry object permissions
         ordering=("name",),
         change_logged=False,  # as the reference's: a change record names objects by UUID
+        superuser_writes=True,  # permissions name groups, and users are added to groups by name
     )
 )
-register(Resource(ObjectPermission, "users/permissions"))
+register(Resource(ObjectPermission, "users/permissions", superuser_writes=True))

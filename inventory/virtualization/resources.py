@@ -26,7 +26,7 @@ register(
         "virtualization/clusters",
         search=("name", "comments"),
         counts={
-            "device_count": "dcim.DeviceClusterAssignment.cluster",
+            "device_count": "dcim.Device.clusters",
             "virtualmachine_count": "virtualization.VirtualMachine.cluster",
         },
         legacy=Legacy(
