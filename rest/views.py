@@ -25,12 +25,20 @@ from queryengine.documents import (
     many_to_many_fields,
     write_document,
 )
-from queryengine.errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, ValidationFailed
+from queryengine.errors import (
+    Conflict,
+    NotFound,
+    PermissionDenied,
+    ReferenceNotFound,
+    StatementTimeout,
+    ValidationFailed,
+)
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, unknown_filters
 from queryengine.mutations import check_same_id
 from queryengine.query import argument_values, can_view, filters_of, restricted, visible_rows
 from queryengine.registry import CONTENT_TYPES, MANY_TO_MANY, Resource
 from queryengine.schema import RequestContext
+from queryengine.timeouts import timed_out
 from queryengine.writes import writable_fields
 
 from . import csvformat, etags, exports, legacy, throttle, versioning
@@ -192,14 +200,19 @@ class Endpoint:
         except IntegrityError as exc:  # still racing a concurrent writer after the engine's retries
             logger.warning("write conflict on %s %s: %s", request.method, request.path, exc)
             data, status = {"detail": WRITE_CONFLICT}, 409
-        except (OperationalError, InternalError) as exc:
-            # Locked past the busy timeout, unreachable, out of disk or switched to read-only:
-            # nothing was written and a later try may succeed. Other internal errors are bugs.
-            if isinstance(exc, InternalError) and getattr(exc.__cause__, "sqlstate", None) != READ_ONLY:
-                raise
-            logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
-            data, status = {"detail": DATABASE_UNAVAILABLE}, 503
-            headers["Retry-After"] = RETRY_AFTER_SECONDS
+        except (OperationalError, InternalError, StatementTimeout) as exc:
+            if (timeout := timed_out(exc)) is not None:
+                # No Retry-After: the same request would run as long again.
+                logger.warning("statement timeout on %s %s", request.method, request.path)
+                data, status = {"detail": timeout.detail}, 503
+            elif isinstance(exc, InternalError) and getattr(exc.__cause__, "sqlstate", None) != READ_ONLY:
+                raise  # other internal errors are bugs
+            else:
+                # Locked past the busy timeout, unreachable, out of disk or switched to read-only:
+                # nothing was written and a later try may succeed.
+                logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
+                data, status = {"detail": DATABASE_UNAVAILABLE}, 503
+                headers["Retry-After"] = RETRY_AFTER_SECONDS
         response = render(request, data, status, fmt, headers, getattr(self, "resource", None))
         if request.method == "HEAD":  # the headers of a GET, its length included, and no body
             response["Content-Length"] = str(len(response.content))
