@@ -109,6 +109,8 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "*")
 PAGINATE_COUNT = int(os.environ.get("PAGINATE_COUNT") or 50)
 MAX_PAGE_SIZE = int(os.environ.get("MAX_PAGE_SIZE") or 0) if "MAX_PAGE_SIZE" in os.environ else 1000
 STRICT_FILTERING = env_bool("STRICT_FILTERING", True)
+# The longest regular expression a filter takes (`__re`, `__ire`, `__nre`, `__nire`, `cf_` ones).
+FILTER_REGEX_MAX_LENGTH = int(os.environ.get("FILTER_REGEX_MAX_LENGTH") or 500)
 EXEMPT_VIEW_PERMISSIONS = env_list("EXEMPT_VIEW_PERMISSIONS")
 MAX_DEPTH = 10
 # Request limits: a body past this many bytes is a 413; a bulk write of more objects a 400.

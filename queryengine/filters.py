@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import reduce
 
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
-from django.db import models
+from django.db import connection, models
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
+from .boundedregex import Unsupported, compile_pattern
 from .permissions import within
 from .registry import (
     CONTENT_TYPE,
@@ -154,11 +156,37 @@ def parse_bool(value: str):
     raise ValueError(_invalid_choice(value))
 
 
+# A reference to a group: a backslash and a digit other than 0 (`\1`, `\12`: a back reference to
+# Python and PostgreSQL alike; `\0` and `\012` are octal escapes), `\k<name>`, `(?P=name)`, and a
+# condition on a group, `(?(1)...)`. Escaped backslashes are read in pairs.
+GROUP_REFERENCE = re.compile(r"\\[1-9k]|\(\?P=|\(\?\(")
+ESCAPED_OR_REFERENCE = re.compile(r"\\.|\(\?P=|\(\?\(", re.DOTALL)
+
+
 def parse_regex(value: str):
+    """A pattern the database can match in bounded time: short enough (FILTER_REGEX_MAX_LENGTH),
+    referring to no group (matching a back reference is NP-hard: PostgreSQL backtracks through it
+    for as long as the statement may run) and, on SQLite, one its linear matcher takes."""
+    limit = settings.FILTER_REGEX_MAX_LENGTH
+    if len(value) > limit:
+        raise ValueError(
+            f"Enter a regular expression of at most {limit} characters "
+            f"(FILTER_REGEX_MAX_LENGTH); this one has {len(value)}."
+        )
+    if any(GROUP_REFERENCE.fullmatch(m.group()) for m in ESCAPED_OR_REFERENCE.finditer(value)):
+        raise ValueError(
+            "Enter a regular expression without back references (\\1, \\k<name>, (?P=name)) or "
+            "conditions on groups: the time they take to match has no bound."
+        )
     try:
         re.compile(value)
     except re.error as exc:
         raise ValueError(f"Enter a valid regular expression: {exc}.") from None
+    if connection.vendor == "sqlite":  # REGEXP there is boundedregex
+        try:
+            compile_pattern(value)
+        except Unsupported as exc:
+            raise ValueError(str(exc)) from None
     return value
 
 

@@ -218,3 +218,65 @@ def test_the_documents_rest_writes_are_not_refused(api, sample, settings):
     parse_within_limits(deepest)
     response = api.get("/api/dcim/interfaces/", {"depth": 10, "limit": 1})
     assert response.status_code == 200, response.content[:300]
+
+
+# Patterns whose matching time has no bound: back references (the reported attack held both
+# PostgreSQL backends of a device list for minutes over a 201-character comment).
+BACK_REFERENCES = [
+    r"^(.*)(.*)(.*)(.*)\4\3\2\1$",
+    r"(a)\1",
+    r"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10",
+    r"(?P<x>a+)(?P=x)",
+    r"(?P<x>a+)\k<x>",
+    r"(a)?(?(1)b|c)",
+]
+
+
+@pytest.mark.parametrize("pattern", BACK_REFERENCES)
+def test_regular_expressions_referring_to_groups_are_refused(api, sample, pattern):
+    for lookup in ("re", "ire", "nre", "nire"):
+        response = api.get("/api/dcim/devices/", {f"comments__{lookup}": pattern})
+        assert response.status_code == 400, (lookup, response.content)
+        assert "back references" in orjson.loads(response.content)[f"comments__{lookup}"][0]
+    status, body = graphql(api, f"{{ devices(comments__re: [{orjson.dumps(pattern).decode()}]) {{ name }} }}")
+    assert body["data"] == {"devices": None}
+    assert (
+        "comments__re" in body["errors"][0]["message"] and "back references" in body["errors"][0]["message"]
+    )
+
+
+def test_custom_field_and_page_regex_filters_are_held_to_the_same_check(api, sample, superuser):
+    from django.test import Client
+
+    attack = BACK_REFERENCES[0]
+    response = api.get("/api/dcim/devices/", {"cf_owner__re": attack})
+    assert (
+        response.status_code == 400 and "back references" in orjson.loads(response.content)["cf_owner__re"][0]
+    )
+    status, body = graphql(
+        api, f'{{ devices(cf_owner__ire: ["{attack.replace(chr(92), chr(92) * 2)}"]) {{ name }} }}'
+    )
+    assert (
+        "cf_owner__ire" in body["errors"][0]["message"] and "back references" in body["errors"][0]["message"]
+    )
+    browser = Client()
+    browser.force_login(superuser)
+    page = browser.get("/dcim/devices/", {"comments__re": attack})
+    assert page.status_code == 400 and b"back references" in page.content
+    # An escaped backslash before a digit is no reference; a lone \0 is an octal escape.
+    for allowed in (r"\\1", r"a\0", r"(a)(b)"):
+        assert api.get("/api/dcim/devices/", {"comments__re": allowed}).status_code == 200, allowed
+
+
+def test_regular_expressions_past_the_length_limit_are_refused(api, sample, settings):
+    assert api.get("/api/dcim/devices/", {"name__re": "a" * 500}).status_code == 200
+    response = api.get("/api/dcim/devices/", {"name__re": "a" * 501})
+    assert response.status_code == 400
+    assert orjson.loads(response.content) == {
+        "name__re": [
+            "Enter a regular expression of at most 500 characters (FILTER_REGEX_MAX_LENGTH); this one has 501."
+        ]
+    }
+    settings.FILTER_REGEX_MAX_LENGTH = 10
+    status, body = graphql(api, '{ devices(name__ire: ["edge-router"]) { name } }')
+    assert "(FILTER_REGEX_MAX_LENGTH); this one has 11." in body["errors"][0]["message"]
