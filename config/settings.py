@@ -111,6 +111,8 @@ MAX_PAGE_SIZE = int(os.environ.get("MAX_PAGE_SIZE") or 0) if "MAX_PAGE_SIZE" in 
 STRICT_FILTERING = env_bool("STRICT_FILTERING", True)
 # The longest regular expression a filter takes (`__re`, `__ire`, `__nre`, `__nire`, `cf_` ones).
 FILTER_REGEX_MAX_LENGTH = int(os.environ.get("FILTER_REGEX_MAX_LENGTH") or 500)
+# Values one filter argument may take (GraphQL lists; REST's query string holds 1000 in all).
+FILTER_MAX_VALUES = int(os.environ.get("FILTER_MAX_VALUES") or 1000)
 EXEMPT_VIEW_PERMISSIONS = env_list("EXEMPT_VIEW_PERMISSIONS")
 MAX_DEPTH = 10
 # Request limits: a body past this many bytes is a 413; a bulk write of more objects a 400.

@@ -400,6 +400,20 @@ def _uuid_text(value: str) -> str | None:
         return None
 
 
+def too_many_values(arguments: dict) -> dict[str, list[str]]:
+    """The error of each filter argument giving more than FILTER_MAX_VALUES values (the custom
+    field filters' argument: more parameters, or a parameter more values), counted before any
+    value is read: a GraphQL variable may hold a million. REST's query string holds at most
+    DATA_UPLOAD_MAX_NUMBER_FIELDS parameters in all."""
+    limit, errors = settings.FILTER_MAX_VALUES, {}
+    for name, values in arguments.items():
+        if isinstance(values, dict):
+            errors.update(too_many_values(values))
+        if isinstance(values, list | dict) and len(values) > limit:
+            errors[name] = [f"Give at most {limit} values (FILTER_MAX_VALUES); {len(values)} were given."]
+    return errors
+
+
 def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[str, Filter], user=None):
     """Narrow `queryset` by every given filter argument (a list of strings each, or a GraphQL
     Boolean) for `user`, the reader (None: no one reads, a stored filter). A condition across a
@@ -407,8 +421,12 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
     through several related rows is still one row, in the list and in its count."""
     from .registry import resource_for
 
+    arguments = gather_custom(resource, arguments)
+    too_many = too_many_values(arguments)
+    if too_many:
+        raise FilterError(too_many)
     errors: dict[str, list[str]] = {}
-    for name, values in gather_custom(resource, arguments).items():
+    for name, values in arguments.items():
         if values is None:
             continue
         if isinstance(values, bool):

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import orjson
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db import DataError, IntegrityError, InternalError, OperationalError
 from django.http import HttpResponse
 from django.http.multipartparser import MultiPartParserError
@@ -58,6 +58,7 @@ DATABASE_UNAVAILABLE = "The database is busy or unavailable; nothing was changed
 RETRY_AFTER_SECONDS = "2"
 READ_ONLY = "25006"  # PostgreSQL: read_only_sql_transaction (a standby, or a database set read-only)
 BODY_TOO_LARGE = "The request body is larger than the {} bytes allowed (MAX_REQUEST_BODY_BYTES)."
+TOO_MANY_PARAMETERS = "The query string has more than {} parameters (DATA_UPLOAD_MAX_NUMBER_FIELDS)."
 TOO_MANY_OBJECTS = "A bulk request takes at most {} objects (MAX_BULK_OBJECTS); this one has {}."
 WRITE_CONFLICT = "The change conflicts with a concurrent change to the same objects; nothing was changed."
 logger = logging.getLogger(__name__)
@@ -151,6 +152,9 @@ class Endpoint:
             return render(request, {"detail": exc.detail}, exc.status, fmt, headers)
         except ApiError as exc:
             return render(request, exc.body, exc.status, "json", headers)
+        except TooManyFieldsSent:  # the query string, read first here
+            detail = TOO_MANY_PARAMETERS.format(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS)
+            return render(request, {"detail": detail}, 400, "json", headers)
         headers["API-Version"] = version
         request.response_format = fmt
         try:
