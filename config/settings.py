@@ -21,13 +21,16 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-def database_from_url(url: str) -> dict:
-    """Turn DATABASE_URL (postgres://user:pass@host:port/name or sqlite:///path) into Django's form."""
+def database_from_url(url: str, statement_timeout: float = 0, client_check_interval: float = 0) -> dict:
+    """Turn DATABASE_URL (postgres://user:pass@host:port/name or sqlite:///path) into Django's form.
+    PostgreSQL connections start with the statement limit and the client check interval (seconds;
+    0: none) set; SQLite's backend reads DATABASE_STATEMENT_TIMEOUT as each statement starts."""
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
         path = unquote(parsed.path[1:] if parsed.path.startswith("//") else parsed.path) or ":memory:"
         return {
-            "ENGINE": "django.db.backends.sqlite3",
+            # Django's, with each statement held to a deadline (queryengine/timeouts.py).
+            "ENGINE": "config.backends.sqlite3",
             "NAME": path,
             # Several server processes share one file: readers never block the writer (WAL), a
             # write transaction takes the write lock when it begins (IMMEDIATE), so writers queue
@@ -41,6 +44,18 @@ def database_from_url(url: str) -> dict:
         }
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
         options = dict(parse_qsl(parsed.query))
+        # Set when each connection starts (libpq's `options`), pooled or not: nothing per request.
+        # Options given in the URL come after these, so they win.
+        started = [
+            f"-c {name}={max(1, round(seconds * 1000))}"
+            for name, seconds in (
+                ("statement_timeout", statement_timeout),
+                ("client_connection_check_interval", client_check_interval),
+            )
+            if seconds > 0
+        ]
+        if started:
+            options["options"] = " ".join([*started, options.get("options", "")]).strip()
         # Statements the engine runs with one value (an object by id, a token, a change record)
         # are prepared on each connection (queryengine/prepared.py); Django's own statements are
         # never prepared. DATABASE_PREPARED=0 for a connection pooler in transaction mode that
@@ -68,8 +83,17 @@ def database_from_url(url: str) -> dict:
 # Threads per server process that run a request's independent reads at once on PostgreSQL, each
 # with its own connection beside the pool (queryengine/together.py); 0 reads in turn.
 READ_WORKERS = int(os.environ.get("READ_WORKERS") or 2)
+# Seconds one database statement may run, in requests and jobs (0: no limit); past it the API
+# answers 503. Below gunicorn's WEB_TIMEOUT (120), so the client is answered before its worker
+# is restarted. Migrations are not held to it.
+DATABASE_STATEMENT_TIMEOUT = float(os.environ.get("DATABASE_STATEMENT_TIMEOUT") or 60)
+# PostgreSQL (14 or later; 0 for older servers): seconds between checks that a running
+# statement's client is still connected, so that the statement of a killed worker stops.
+DATABASE_CLIENT_CHECK_INTERVAL = float(os.environ.get("DATABASE_CLIENT_CHECK_INTERVAL") or 5)
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'netinventory.sqlite3'}"
-DATABASES = {"default": database_from_url(DATABASE_URL)}
+DATABASES = {
+    "default": database_from_url(DATABASE_URL, DATABASE_STATEMENT_TIMEOUT, DATABASE_CLIENT_CHECK_INTERVAL)
+}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3") and DATABASES["default"]["NAME"] != ":memory:":
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
 
@@ -85,6 +109,10 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "*")
 PAGINATE_COUNT = int(os.environ.get("PAGINATE_COUNT") or 50)
 MAX_PAGE_SIZE = int(os.environ.get("MAX_PAGE_SIZE") or 0) if "MAX_PAGE_SIZE" in os.environ else 1000
 STRICT_FILTERING = env_bool("STRICT_FILTERING", True)
+# The longest regular expression a filter takes (`__re`, `__ire`, `__nre`, `__nire`, `cf_` ones).
+FILTER_REGEX_MAX_LENGTH = int(os.environ.get("FILTER_REGEX_MAX_LENGTH") or 500)
+# Values one filter argument may take (GraphQL lists; REST's query string holds 1000 in all).
+FILTER_MAX_VALUES = int(os.environ.get("FILTER_MAX_VALUES") or 1000)
 EXEMPT_VIEW_PERMISSIONS = env_list("EXEMPT_VIEW_PERMISSIONS")
 MAX_DEPTH = 10
 # Request limits: a body past this many bytes is a 413; a bulk write of more objects a 400.

@@ -78,6 +78,7 @@ from .selections import (
     split_fragments,
 )
 from .sharedplans import SharedPlans
+from .timeouts import timed_out
 
 _NO_TREE_PATH = (b"null", b"null")
 
@@ -675,8 +676,9 @@ class Plan:
         roots = self.roots
         if self.operation.operation == OperationType.QUERY:
             roots = sorted(roots, key=lambda root: root.kind == "count")  # the heavier root runs here
+            stopped: list = []  # roots read in turn after a timed-out one are not read
             outcomes = together.run_all(
-                DEFAULT_DB_ALIAS, [partial(_outcome, r, coerced, context) for r in roots]
+                DEFAULT_DB_ALIAS, [partial(_outcome, r, coerced, context, stopped) for r in roots]
             )
         else:
             outcomes = [_outcome(root, coerced, context) for root in roots]
@@ -689,16 +691,19 @@ class Plan:
         return ExecutionResult(data=data, errors=errors or None)
 
 
-def _outcome(root: RootPlan, variables: dict, context) -> tuple:
+def _outcome(root: RootPlan, variables: dict, context, stopped: list | None = None) -> tuple:
     """(value, error) of one root field; none of either once a root before it has aborted the
-    transaction the roots run in (a value PostgreSQL refuses): that root's error says why."""
-    if _aborted(connections[DEFAULT_DB_ALIAS]):
+    transaction the roots run in (a value PostgreSQL refuses), or ran out of time (`stopped`):
+    that root's error says why."""
+    if stopped or _aborted(connections[DEFAULT_DB_ALIAS]):
         return None, None
     try:
         return root.run(variables, context), None
     except GraphQLError as exc:
         return None, exc
     except Exception as exc:  # reported like graphql-core reports a failing resolver
+        if stopped is not None and timed_out(exc) is not None:
+            stopped.append(root)
         return None, GraphQLError(str(exc), root.node, path=[root.key], original_error=exc)
 
 

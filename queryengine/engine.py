@@ -26,6 +26,7 @@ from .prepared import deferring
 from .relatedlists import RowBudget
 from .rules import RULES
 from .schema import schema
+from .timeouts import timed_out
 
 GRAPHQL_SCHEMA = schema.graphql_schema
 
@@ -123,5 +124,19 @@ CONFLICT_ATTEMPTS = 3
 
 def _execute(prepared: Prepared, variables, context, operation_name, compiled: bool) -> ExecutionResult:
     if compiled and prepared.plan is not None and operation_name in (None, prepared.plan.name):
-        return prepared.plan.execute(variables, context)
-    return execute(GRAPHQL_SCHEMA, prepared.document, None, context, variables, operation_name)
+        result = prepared.plan.execute(variables, context)
+    else:
+        result = execute(GRAPHQL_SCHEMA, prepared.document, None, context, variables, operation_name)
+    if result.errors:
+        result.errors = [_named_timeout(error) for error in result.errors]
+    return result
+
+
+def _named_timeout(error: GraphQLError) -> GraphQLError:
+    """A statement the database stopped is reported as the limit it ran past (its setting)."""
+    timeout = timed_out(error.original_error)
+    if timeout is None or timeout is error.original_error:
+        return error
+    return GraphQLError(
+        timeout.detail, error.nodes, error.source, error.positions, error.path, original_error=timeout
+    )

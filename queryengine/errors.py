@@ -35,3 +35,15 @@ class Conflict(Exception):
     def __init__(self, detail: str):
         super().__init__(detail)
         self.detail = detail
+
+
+class StatementTimeout(Exception):
+    """The database stopped a statement that ran past DATABASE_STATEMENT_TIMEOUT (503)."""
+
+    def __init__(self, seconds: float):
+        self.detail = (
+            f"The database stopped a statement that ran longer than {seconds:g} seconds, the limit "
+            "(DATABASE_STATEMENT_TIMEOUT). Narrow the filters (a regular expression over long texts "
+            "is slow) and try again."
+        )
+        super().__init__(self.detail)

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import reduce
 
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
-from django.db import models
+from django.db import connection, models
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
+from .boundedregex import Unsupported, compile_pattern
 from .permissions import within
 from .registry import (
     CONTENT_TYPE,
@@ -154,11 +156,37 @@ def parse_bool(value: str):
     raise ValueError(_invalid_choice(value))
 
 
+# A reference to a group: a backslash and a digit other than 0 (`\1`, `\12`: a back reference to
+# Python and PostgreSQL alike; `\0` and `\012` are octal escapes), `\k<name>`, `(?P=name)`, and a
+# condition on a group, `(?(1)...)`. Escaped backslashes are read in pairs.
+GROUP_REFERENCE = re.compile(r"\\[1-9k]|\(\?P=|\(\?\(")
+ESCAPED_OR_REFERENCE = re.compile(r"\\.|\(\?P=|\(\?\(", re.DOTALL)
+
+
 def parse_regex(value: str):
+    """A pattern the database can match in bounded time: short enough (FILTER_REGEX_MAX_LENGTH),
+    referring to no group (matching a back reference is NP-hard: PostgreSQL backtracks through it
+    for as long as the statement may run) and, on SQLite, one its linear matcher takes."""
+    limit = settings.FILTER_REGEX_MAX_LENGTH
+    if len(value) > limit:
+        raise ValueError(
+            f"Enter a regular expression of at most {limit} characters "
+            f"(FILTER_REGEX_MAX_LENGTH); this one has {len(value)}."
+        )
+    if any(GROUP_REFERENCE.fullmatch(m.group()) for m in ESCAPED_OR_REFERENCE.finditer(value)):
+        raise ValueError(
+            "Enter a regular expression without back references (\\1, \\k<name>, (?P=name)) or "
+            "conditions on groups: the time they take to match has no bound."
+        )
     try:
         re.compile(value)
     except re.error as exc:
         raise ValueError(f"Enter a valid regular expression: {exc}.") from None
+    if connection.vendor == "sqlite":  # REGEXP there is boundedregex
+        try:
+            compile_pattern(value)
+        except Unsupported as exc:
+            raise ValueError(str(exc)) from None
     return value
 
 
@@ -372,6 +400,20 @@ def _uuid_text(value: str) -> str | None:
         return None
 
 
+def too_many_values(arguments: dict) -> dict[str, list[str]]:
+    """The error of each filter argument giving more than FILTER_MAX_VALUES values (the custom
+    field filters' argument: more parameters, or a parameter more values), counted before any
+    value is read: a GraphQL variable may hold a million. REST's query string holds at most
+    DATA_UPLOAD_MAX_NUMBER_FIELDS parameters in all."""
+    limit, errors = settings.FILTER_MAX_VALUES, {}
+    for name, values in arguments.items():
+        if isinstance(values, dict):
+            errors.update(too_many_values(values))
+        if isinstance(values, list | dict) and len(values) > limit:
+            errors[name] = [f"Give at most {limit} values (FILTER_MAX_VALUES); {len(values)} were given."]
+    return errors
+
+
 def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[str, Filter], user=None):
     """Narrow `queryset` by every given filter argument (a list of strings each, or a GraphQL
     Boolean) for `user`, the reader (None: no one reads, a stored filter). A condition across a
@@ -379,8 +421,12 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
     through several related rows is still one row, in the list and in its count."""
     from .registry import resource_for
 
+    arguments = gather_custom(resource, arguments)
+    too_many = too_many_values(arguments)
+    if too_many:
+        raise FilterError(too_many)
     errors: dict[str, list[str]] = {}
-    for name, values in gather_custom(resource, arguments).items():
+    for name, values in arguments.items():
         if values is None:
             continue
         if isinstance(values, bool):

@@ -136,7 +136,10 @@ def filtered(resource: Resource, user, arguments: dict):
     unknown = [k for k in filters if k not in filters_of(resource)]
     if unknown:
         raise FilterError(unknown_filters(unknown, filters_of(resource)))
-    return apply_filters(resource, restricted(resource, user), filters, filters_of(resource), user)
+    readable = restricted(resource, user)
+    if readable.query.is_empty():  # the user may read none: nothing to filter, no value read
+        return readable
+    return apply_filters(resource, readable, filters, filters_of(resource), user)
 
 
 def argument_type(resource: Resource, name: str) -> str:

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import orjson
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db import DataError, IntegrityError, InternalError, OperationalError
 from django.http import HttpResponse
 from django.http.multipartparser import MultiPartParserError
@@ -25,12 +25,20 @@ from queryengine.documents import (
     many_to_many_fields,
     write_document,
 )
-from queryengine.errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, ValidationFailed
+from queryengine.errors import (
+    Conflict,
+    NotFound,
+    PermissionDenied,
+    ReferenceNotFound,
+    StatementTimeout,
+    ValidationFailed,
+)
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, unknown_filters
 from queryengine.mutations import check_same_id
 from queryengine.query import argument_values, can_view, filters_of, restricted, visible_rows
 from queryengine.registry import CONTENT_TYPES, MANY_TO_MANY, Resource
 from queryengine.schema import RequestContext
+from queryengine.timeouts import timed_out
 from queryengine.writes import writable_fields
 
 from . import csvformat, etags, exports, legacy, throttle, versioning
@@ -50,6 +58,7 @@ DATABASE_UNAVAILABLE = "The database is busy or unavailable; nothing was changed
 RETRY_AFTER_SECONDS = "2"
 READ_ONLY = "25006"  # PostgreSQL: read_only_sql_transaction (a standby, or a database set read-only)
 BODY_TOO_LARGE = "The request body is larger than the {} bytes allowed (MAX_REQUEST_BODY_BYTES)."
+TOO_MANY_PARAMETERS = "The query string has more than {} parameters (DATA_UPLOAD_MAX_NUMBER_FIELDS)."
 TOO_MANY_OBJECTS = "A bulk request takes at most {} objects (MAX_BULK_OBJECTS); this one has {}."
 WRITE_CONFLICT = "The change conflicts with a concurrent change to the same objects; nothing was changed."
 logger = logging.getLogger(__name__)
@@ -143,6 +152,9 @@ class Endpoint:
             return render(request, {"detail": exc.detail}, exc.status, fmt, headers)
         except ApiError as exc:
             return render(request, exc.body, exc.status, "json", headers)
+        except TooManyFieldsSent:  # the query string, read first here
+            detail = TOO_MANY_PARAMETERS.format(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS)
+            return render(request, {"detail": detail}, 400, "json", headers)
         headers["API-Version"] = version
         request.response_format = fmt
         try:
@@ -192,14 +204,19 @@ class Endpoint:
         except IntegrityError as exc:  # still racing a concurrent writer after the engine's retries
             logger.warning("write conflict on %s %s: %s", request.method, request.path, exc)
             data, status = {"detail": WRITE_CONFLICT}, 409
-        except (OperationalError, InternalError) as exc:
-            # Locked past the busy timeout, unreachable, out of disk or switched to read-only:
-            # nothing was written and a later try may succeed. Other internal errors are bugs.
-            if isinstance(exc, InternalError) and getattr(exc.__cause__, "sqlstate", None) != READ_ONLY:
-                raise
-            logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
-            data, status = {"detail": DATABASE_UNAVAILABLE}, 503
-            headers["Retry-After"] = RETRY_AFTER_SECONDS
+        except (OperationalError, InternalError, StatementTimeout) as exc:
+            if (timeout := timed_out(exc)) is not None:
+                # No Retry-After: the same request would run as long again.
+                logger.warning("statement timeout on %s %s", request.method, request.path)
+                data, status = {"detail": timeout.detail}, 503
+            elif isinstance(exc, InternalError) and getattr(exc.__cause__, "sqlstate", None) != READ_ONLY:
+                raise  # other internal errors are bugs
+            else:
+                # Locked past the busy timeout, unreachable, out of disk or switched to read-only:
+                # nothing was written and a later try may succeed.
+                logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
+                data, status = {"detail": DATABASE_UNAVAILABLE}, 503
+                headers["Retry-After"] = RETRY_AFTER_SECONDS
         response = render(request, data, status, fmt, headers, getattr(self, "resource", None))
         if request.method == "HEAD":  # the headers of a GET, its length included, and no body
             response["Content-Length"] = str(len(response.content))

@@ -218,3 +218,117 @@ def test_the_documents_rest_writes_are_not_refused(api, sample, settings):
     parse_within_limits(deepest)
     response = api.get("/api/dcim/interfaces/", {"depth": 10, "limit": 1})
     assert response.status_code == 200, response.content[:300]
+
+
+# Patterns whose matching time has no bound: back references (the reported attack held both
+# PostgreSQL backends of a device list for minutes over a 201-character comment).
+BACK_REFERENCES = [
+    r"^(.*)(.*)(.*)(.*)\4\3\2\1$",
+    r"(a)\1",
+    r"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10",
+    r"(?P<x>a+)(?P=x)",
+    r"(?P<x>a+)\k<x>",
+    r"(a)?(?(1)b|c)",
+]
+
+
+@pytest.mark.parametrize("pattern", BACK_REFERENCES)
+def test_regular_expressions_referring_to_groups_are_refused(api, sample, pattern):
+    for lookup in ("re", "ire", "nre", "nire"):
+        response = api.get("/api/dcim/devices/", {f"comments__{lookup}": pattern})
+        assert response.status_code == 400, (lookup, response.content)
+        assert "back references" in orjson.loads(response.content)[f"comments__{lookup}"][0]
+    status, body = graphql(api, f"{{ devices(comments__re: [{orjson.dumps(pattern).decode()}]) {{ name }} }}")
+    assert body["data"] == {"devices": None}
+    assert (
+        "comments__re" in body["errors"][0]["message"] and "back references" in body["errors"][0]["message"]
+    )
+
+
+def test_custom_field_and_page_regex_filters_are_held_to_the_same_check(api, sample, superuser):
+    from django.test import Client
+
+    attack = BACK_REFERENCES[0]
+    response = api.get("/api/dcim/devices/", {"cf_owner__re": attack})
+    assert (
+        response.status_code == 400 and "back references" in orjson.loads(response.content)["cf_owner__re"][0]
+    )
+    status, body = graphql(
+        api, f'{{ devices(cf_owner__ire: ["{attack.replace(chr(92), chr(92) * 2)}"]) {{ name }} }}'
+    )
+    assert (
+        "cf_owner__ire" in body["errors"][0]["message"] and "back references" in body["errors"][0]["message"]
+    )
+    browser = Client()
+    browser.force_login(superuser)
+    page = browser.get("/dcim/devices/", {"comments__re": attack})
+    assert page.status_code == 400 and b"back references" in page.content
+    # An escaped backslash before a digit is no reference; a lone \0 is an octal escape.
+    for allowed in (r"\\1", r"a\0", r"(a)(b)"):
+        assert api.get("/api/dcim/devices/", {"comments__re": allowed}).status_code == 200, allowed
+
+
+def test_regular_expressions_past_the_length_limit_are_refused(api, sample, settings):
+    assert api.get("/api/dcim/devices/", {"name__re": "a" * 500}).status_code == 200
+    response = api.get("/api/dcim/devices/", {"name__re": "a" * 501})
+    assert response.status_code == 400
+    assert orjson.loads(response.content) == {
+        "name__re": [
+            "Enter a regular expression of at most 500 characters (FILTER_REGEX_MAX_LENGTH); this one has 501."
+        ]
+    }
+    settings.FILTER_REGEX_MAX_LENGTH = 10
+    status, body = graphql(api, '{ devices(name__ire: ["edge-router"]) { name } }')
+    assert "(FILTER_REGEX_MAX_LENGTH); this one has 11." in body["errors"][0]["message"]
+
+
+NETWORKS_VARIABLE = "query ($w: [String]) { prefixes(within_include: $w) { prefix } }"
+
+
+def networks(count: int) -> list[str]:
+    return [f"10.{i >> 8 & 255}.{i & 255}.0/24" for i in range(count)]
+
+
+def test_one_filter_takes_at_most_the_values_of_a_query_string(api, sample):
+    """One GraphQL variable of 50,000 networks held a worker for about 15 seconds (each value parsed
+    and ORed into the query); the argument now gets at most FILTER_MAX_VALUES values, counted before
+    any is read, as REST's query string holds at most DATA_UPLOAD_MAX_NUMBER_FIELDS."""
+    started = time.perf_counter()
+    response = api.post("/api/graphql/", {"query": NETWORKS_VARIABLE, "variables": {"w": networks(50_000)}})
+    assert time.perf_counter() - started < 3  # 0.15 s on an idle machine
+    body = orjson.loads(response.content)
+    assert body["data"] == {"prefixes": None}
+    assert body["errors"][0]["message"] == (
+        "{'within_include': ['Give at most 1000 values (FILTER_MAX_VALUES); 50000 were given.']}"
+    )
+    # Nested lists take filters too, and so does each custom field parameter.
+    query = "query ($w: [String]) { devices { interfaces(name: $w) { name } } }"
+    body = orjson.loads(api.post("/api/graphql/", {"query": query, "variables": {"w": ["x"] * 1001}}).content)
+    assert "'name': ['Give at most 1000 values (FILTER_MAX_VALUES)" in body["errors"][0]["message"]
+    body = graphql(api, f"{{ devices(cf_owner: {orjson.dumps(['x'] * 1001).decode()}) {{ name }} }}")[1]
+    assert "'cf_owner': ['Give at most 1000 values (FILTER_MAX_VALUES)" in body["errors"][0]["message"]
+    # REST: past DATA_UPLOAD_MAX_NUMBER_FIELDS parameters, the API's error shape.
+    query_string = "&".join(f"within_include={n}" for n in networks(1001))
+    response = api.get(f"/api/ipam/prefixes/?{query_string}")
+    assert response.status_code == 400
+    assert orjson.loads(response.content) == {
+        "detail": "The query string has more than 1000 parameters (DATA_UPLOAD_MAX_NUMBER_FIELDS)."
+    }
+
+
+def test_a_user_who_may_view_nothing_gets_nothing_without_any_value_read(api, sample):
+    """Someone who may view no prefix paid the same 15 seconds: the values were read before the
+    permissions emptied the answer."""
+    from inventory.users.models import Token, User
+
+    from .conftest import Api
+
+    nobody = Api(Token.objects.create(user=User.objects.create_user("nobody")).key)
+    started = time.perf_counter()
+    response = nobody.post(
+        "/api/graphql/", {"query": NETWORKS_VARIABLE, "variables": {"w": networks(50_000)}}
+    )
+    assert time.perf_counter() - started < 3
+    assert orjson.loads(response.content) == {"data": {"prefixes": []}}
+    bad = nobody.post("/api/graphql/", {"query": NETWORKS_VARIABLE, "variables": {"w": ["not a network"]}})
+    assert orjson.loads(bad.content) == {"data": {"prefixes": []}}

@@ -16,7 +16,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
-from queryengine.errors import NotFound, PermissionDenied, ValidationFailed
+from queryengine.errors import NotFound, PermissionDenied, StatementTimeout, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
 from queryengine.permissions import allowed_rows
 from queryengine.query import argument_type, argument_values, can_view, filters_of
@@ -159,6 +159,8 @@ def object_list(request, resource: Resource):
         count, results = data["count"], data["results"]
     except (FilterError, ValidationFailed, PermissionDenied, NotFound) as exc:
         errors, status = messages_of(exc), 400
+    except StatementTimeout as exc:
+        errors, status = [exc.detail], 503
     columns = []
     for spec in shown.list_columns(resource, named):
         heading = {"name": spec.name, "label": shown.field_label(spec.name), "sort": None}

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from queryengine.acting import acting_as, may_view
 from queryengine.changes import change_context
+from queryengine.timeouts import timed_out
 
 SUCCESS, FAILURE = 25, 35  # levels between INFO/WARNING and WARNING/ERROR, as the reference's
 logging.addLevelName(SUCCESS, "SUCCESS")
@@ -141,8 +142,9 @@ def run_job(self, job_result_id: str, data: dict):
         job_result.result, job_result.status = json_ready(output, user), "SUCCESS"
     except Exception as exc:  # the job's own failure is its result, never the worker's
         job_result.status, job_result.traceback = "FAILURE", traceback.format_exc()
-        job_result.result = {"exc_type": type(exc).__name__, "exc_message": [str(exc)]}
-        logger.error("%s: %s", type(exc).__name__, exc)
+        failure = timed_out(exc) or exc  # a statement stopped by the database: the limit it passed
+        job_result.result = {"exc_type": type(failure).__name__, "exc_message": [str(failure)]}
+        logger.error("%s: %s", type(failure).__name__, failure)
     finally:
         logger.handlers.clear()
     job_result.date_done = timezone.now()

@@ -1,4 +1,5 @@
-"""Django's migrate, building only a new database through the squashed migrations."""
+"""Django's migrate, building only a new database through the squashed migrations, with no
+limit on how long a statement may run (DATABASE_STATEMENT_TIMEOUT is for requests and jobs)."""
 
 import contextlib
 
@@ -6,6 +7,7 @@ from django.core.management.commands import migrate
 from django.db import connections
 
 from inventory.squashing import history_kept, migrated_before
+from queryengine.timeouts import unbounded
 
 
 class Command(migrate.Command):
@@ -13,5 +15,6 @@ class Command(migrate.Command):
         # A database that records migrations of ours upgrades through the history it was built by
         # (or, built by the squashed path, records all of): see history_kept.
         connection = connections[options["database"]]
-        with history_kept() if migrated_before(connection) else contextlib.nullcontext():
+        kept = history_kept() if migrated_before(connection) else contextlib.nullcontext()
+        with unbounded(connection), kept:
             return super().handle(*args, **options)
