@@ -32,6 +32,9 @@ def database_from_url(url: str, statement_timeout: float = 0, client_check_inter
             # Django's, with each statement held to a deadline (queryengine/timeouts.py).
             "ENGINE": "config.backends.sqlite3",
             "NAME": path,
+            # Tests run on a database in memory, as Django makes one for its own SQLite engine
+            # (pytest-django knows that engine by name only and would name a file otherwise).
+            "TEST": {"NAME": ":memory:"},
             # Several server processes share one file: readers never block the writer (WAL), a
             # write transaction takes the write lock when it begins (IMMEDIATE), so writers queue
             # behind each other for up to `timeout` seconds instead of failing halfway through.

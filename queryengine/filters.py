@@ -23,7 +23,6 @@ from django.db import connection, models
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
-from .boundedregex import Unsupported, compile_pattern
 from .permissions import within
 from .registry import (
     CONTENT_TYPE,
@@ -35,6 +34,7 @@ from .registry import (
     Resource,
     custom_field_support,
 )
+from .timeouts import linear_pattern
 
 CUSTOM_FIELD_FILTER = "cf"  # the argument carrying every cf_ filter
 CUSTOM_FIELD_PREFIX = "cf_"
@@ -166,7 +166,7 @@ ESCAPED_OR_REFERENCE = re.compile(r"\\.|\(\?P=|\(\?\(", re.DOTALL)
 def parse_regex(value: str):
     """A pattern the database can match in bounded time: short enough (FILTER_REGEX_MAX_LENGTH),
     referring to no group (matching a back reference is NP-hard: PostgreSQL backtracks through it
-    for as long as the statement may run) and, on SQLite, one its linear matcher takes."""
+    for as long as the statement may run) and, on SQLite, one RE2 takes."""
     limit = settings.FILTER_REGEX_MAX_LENGTH
     if len(value) > limit:
         raise ValueError(
@@ -182,11 +182,14 @@ def parse_regex(value: str):
         re.compile(value)
     except re.error as exc:
         raise ValueError(f"Enter a valid regular expression: {exc}.") from None
-    if connection.vendor == "sqlite":  # REGEXP there is boundedregex
+    if connection.vendor == "sqlite":  # REGEXP there is RE2's
         try:
-            compile_pattern(value)
-        except Unsupported as exc:
-            raise ValueError(str(exc)) from None
+            linear_pattern(value)
+        except ValueError as exc:
+            raise ValueError(
+                "Enter a regular expression without lookahead, lookbehind, atomic groups or "
+                f"possessive repeats (matched in time linear in the text): {exc}."
+            ) from None
     return value
 
 

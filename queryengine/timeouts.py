@@ -5,9 +5,9 @@ PostgreSQL stops such a statement itself: each connection starts with `statement
 (and `client_connection_check_interval`, so that a statement whose client is gone stops too;
 config/settings.py `database_from_url`), which costs nothing per request. SQLite has no limit of
 its own: each statement gets a deadline as it starts (config/backends/sqlite3), which a progress
-handler checks as SQLite works and which its REGEXP function checks as it matches; past it, the
-statement is interrupted. REGEXP matches in time linear in the text (boundedregex): Python's
-`re`, which SQLite would otherwise run, cannot be stopped while it backtracks.
+handler checks as SQLite works; past it, the statement is interrupted. Its REGEXP is RE2
+(`linear_pattern`), whose time is linear in the text: Python's `re`, which SQLite would otherwise
+run, backtracks (`(a+)+b` over forty a's runs for hours) and cannot be stopped while it does.
 
 Either way the statement fails with an error `timed_out` recognises; the API answers 503 naming
 the setting. Migrations run without a limit (`unbounded`).
@@ -16,13 +16,14 @@ the setting. Migrations run without a limit (`unbounded`).
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import lru_cache
 from math import inf
 from time import monotonic
 
+import re2
 from django.conf import settings
 from django.db import OperationalError
 
-from .boundedregex import DeadlinePassed, compile_pattern
 from .errors import StatementTimeout
 
 QUERY_CANCELED = "57014"  # PostgreSQL: the statement timed out (or was cancelled)
@@ -47,18 +48,44 @@ class Deadline:
         self.at = inf
 
 
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # a refused pattern is the caller's error, not a log line
+    options.never_capture = True  # REGEXP asks whether a text matches, never what
+    return options
+
+
+OPTIONS = _options()
+
+
+@lru_cache(maxsize=256)
+def linear_pattern(source: str):
+    """`source` compiled by RE2, which matches in time linear in the text and takes Python's
+    syntax but for what needs backtracking (references to groups, lookaround, atomic groups,
+    possessive repeats): ValueError saying which."""
+    try:
+        return re2.compile(source, OPTIONS)
+    except re2.error as exc:
+        reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ValueError(reason) from None
+
+
 def bound_sqlite(raw, deadline: Deadline) -> None:
-    """Hold a new SQLite connection's statements to `deadline`; REGEXP bounded as well."""
+    """Hold a new SQLite connection's statements to `deadline`, its REGEXP matching in linear time."""
     raw.set_progress_handler(lambda: monotonic() > deadline.at, PROGRESS_STEPS)
 
     def regexp(pattern, text):
         if pattern is None or text is None:
             return None
         try:
-            return compile_pattern(pattern).search(text if isinstance(text, str) else str(text), deadline.at)
-        except DeadlinePassed:
-            raw.interrupt()  # the statement fails as the progress handler makes it fail
-            return False
+            compiled = linear_pattern(pattern)
+        except ValueError:
+            return None  # filters refuse such patterns first (parse_regex): a NULL matches nothing
+        found = compiled.search(text if isinstance(text, str) else str(text)) is not None
+        # A few long texts take few instructions of SQLite's own between two progress checks.
+        if monotonic() > deadline.at:
+            raw.interrupt()
+        return found
 
     raw.create_function("REGEXP", 2, regexp, deterministic=True)
 
