@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import graphene
 from django.db.models import Q
-from graphene.types.generic import GenericScalar
 
 from .errors import NotFound, PermissionDenied, ValidationFailed
 from .permissions import allowed_rows, within
 from .registry import MUTATION_EXTENSIONS, Resource, resources
-from .scalars import UUID
+from .scalars import UUID, GenericScalar
 from .writes import Writer, moved_id_errors, pk_named
 
 ACTIONS = {"create": "add", "update": "change", "delete": "delete"}

@@ -13,8 +13,9 @@ import graphene
 import orjson
 from django.db import models
 from django.utils.dateparse import parse_date, parse_datetime
-from graphene.types.generic import GenericScalar
+from graphene.types import generic
 from graphql.language import ast
+from graphql.utilities import value_from_ast_untyped
 
 JSON_OPTIONS = orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
 
@@ -38,6 +39,19 @@ def _identity(value):
 
 def _to_float(value):
     return float(value)
+
+
+class GenericScalar(generic.GenericScalar):
+    """Any JSON value. A literal may hold the operation's variables (`data: [{id: $id, tenant:
+    $t}]`): they are read as given, where graphene's scalar of this name reads them as null, so a
+    write would clear the fields they name."""
+
+    class Meta:
+        name = "GenericScalar"
+
+    @staticmethod
+    def parse_literal(node, variables=None):
+        return value_from_ast_untyped(node, variables)
 
 
 def _literal_string(node):

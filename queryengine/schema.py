@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 import graphene
 from django.contrib.contenttypes.models import ContentType
-from graphene.types.generic import GenericScalar
 from graphene_django import DjangoObjectType
 
 from . import customschema, naturalslug, query, relatedlists, uploads
@@ -36,7 +35,7 @@ from .registry import (
     resource_for,
     resources,
 )
-from .scalars import UUID, scalar_for
+from .scalars import UUID, GenericScalar, scalar_for
 
 
 @dataclass

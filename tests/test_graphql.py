@@ -102,3 +102,15 @@ def test_note_mutation_needs_a_write_enabled_token(sample):
     assert body["errors"][0]["message"] == "You do not have permission to perform this action."
     body = post(Api(sample[Token][0].key), mutation, variables)
     assert body["data"] == {"create_notes": [{"note": "hi"}]}, body
+
+
+def test_variables_inside_literal_data_and_filters_are_read(api, sample):
+    """A variable inside an object literal (`data: [{id: $id, description: $d}]`, `cf: {...}`) is
+    the value given for it, never null: a write would otherwise clear the field it names."""
+    ams = sample[Location][1]
+    mutation = "mutation ($id: String, $d: String) { update_locations(data: [{id: $id, description: $d}]) { id description } }"
+    body = post(api, mutation, {"id": str(ams.pk), "d": "from a variable"})
+    assert body["data"] == {"update_locations": [{"id": str(ams.pk), "description": "from a variable"}]}, body
+    assert Location.objects.get(pk=ams.pk).description == "from a variable"
+    query = "query ($n: [String]) { locations(name: $n) { name } }"
+    assert post(api, query, {"n": [ams.name]})["data"] == {"locations": [{"name": ams.name}]}

@@ -6,12 +6,11 @@ import uuid
 
 import graphene
 from django.db.models import Q
-from graphene.types.generic import GenericScalar
 
 from queryengine.errors import NotFound, ValidationFailed
 from queryengine.query import restricted
 from queryengine.registry import resource_for
-from queryengine.scalars import UUID
+from queryengine.scalars import UUID, GenericScalar
 
 from . import choices
 from .models import Rack

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import graphene
-from graphene.types.generic import GenericScalar
 
 from queryengine.errors import NotFound
 from queryengine.query import restricted
 from queryengine.registry import resource_for
-from queryengine.scalars import UUID
+from queryengine.scalars import UUID, GenericScalar
 
 from . import secrets
 from .models import Secret

@@ -4,13 +4,12 @@ available-ips), added to the one schema beside the generated fields."""
 from __future__ import annotations
 
 import graphene
-from graphene.types.generic import GenericScalar
 
 from queryengine.errors import NotFound
 from queryengine.mutations import perform
 from queryengine.query import restricted
 from queryengine.registry import resource_for
-from queryengine.scalars import UUID
+from queryengine.scalars import UUID, GenericScalar
 
 from . import allocation
 from .models import IPAddress, Prefix
