@@ -18,8 +18,7 @@ from django.db.models import Q
 
 from .changes import engine_writing
 from .errors import PermissionDenied
-from .permissions import allowed_rows, within
-from .query import restricted, visible_rows
+from .permissions import allowed_rows, restricted, visible_rows, within
 from .registry import Resource, resource_for
 
 _actor: ContextVar = ContextVar("acting_user", default=None)

@@ -15,7 +15,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist, FieldError, ValidationError
 from django.db import models
 
-from .query import restricted, visible_rows
+from .permissions import restricted, visible_rows
 from .registry import Resource, resource_for
 
 NAMES_LISTED = 30  # a related object not found lists the valid names when there are no more

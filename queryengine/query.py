@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 
 from django.conf import settings
-from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from .filters import (
@@ -23,7 +23,7 @@ from .filters import (
     unknown_filters,
 )
 from .jsonsql import IdIn, IdText, Literal
-from .permissions import allowed_rows, within
+from .permissions import restricted, visible_rows
 from .registry import FOREIGN_KEY, SCALAR, Resource, resource_by_object_type, resource_for
 
 PAGING_ARGUMENTS = ("limit", "offset", "order_by")
@@ -53,42 +53,6 @@ def default_order(model) -> list[str]:
     """A model's own ordering (or its resource's) with the primary key as the unique tie-breaker."""
     resource = resource_for(model)
     return [*(resource.default_ordering if resource else model._meta.ordering), "pk"]
-
-
-def exempt(resource: Resource) -> bool:
-    names = settings.EXEMPT_VIEW_PERMISSIONS
-    return "*" in names or resource.object_type in names
-
-
-def visible_rows(resource: Resource, user) -> Q | None:
-    """None when `user` may read nothing of the resource; otherwise the condition its rows meet
-    (an empty Q: all of them)."""
-    if getattr(user, "is_superuser", False) and user.is_active:
-        return Q()  # what every request of an automation account asks first, for each resource
-    if exempt(resource):
-        return Q()
-    if user is None or not user.is_authenticated or not user.is_active:
-        return None
-    if not resource.view_permission:
-        return Q()
-    return allowed_rows(resource, user, "view")
-
-
-def can_view(resource: Resource, user) -> bool:
-    return visible_rows(resource, user) is not None
-
-
-def restricted(resource: Resource, user, queryset=None):
-    """Every object of the resource (or of `queryset`, one of its querysets) that `user` may
-    read: the constraints of their object permissions become part of the query's WHERE."""
-    if queryset is None:
-        queryset = resource.model._default_manager.all()
-    rows = visible_rows(resource, user)
-    if rows is None:
-        return queryset.none()
-    if resource.scope is not None:
-        queryset = resource.scope(queryset, user)
-    return within(queryset, rows)
 
 
 NOTHING = "nothing"  # a subset: the user may read no object of the resource

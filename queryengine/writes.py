@@ -34,9 +34,9 @@ from .errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, Val
 from .jsondepth import too_deep, too_deep_message
 from .jsonsql import IdIn
 from .naming import one_of, pk_named, resolve_related
+from .permissions import restricted, visible_rows
 from .permissions import within as narrowed
 from .prepared import PreparedQuery, stored_columns
-from .query import restricted, visible_rows
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,

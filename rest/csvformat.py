@@ -29,7 +29,8 @@ from django.db import models
 from django.http import HttpResponse
 
 from queryengine import jsondepth, naturalslug
-from queryengine.query import NOTHING, Viewer, restricted
+from queryengine.permissions import restricted
+from queryengine.query import NOTHING, Viewer
 from queryengine.registry import (
     COMPUTED,
     CONTENT_TYPES,

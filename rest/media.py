@@ -19,7 +19,7 @@ from django.http import FileResponse, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from queryengine.errors import PermissionDenied
-from queryengine.query import can_view, restricted
+from queryengine.permissions import can_view, restricted
 from queryengine.registry import FILE, GENERIC, Resource, resource_by_object_type, resources
 
 from . import throttle

@@ -35,7 +35,8 @@ from queryengine.errors import (
 )
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, unknown_filters
 from queryengine.mutations import check_same_id
-from queryengine.query import argument_values, can_view, filters_of, restricted, visible_rows
+from queryengine.permissions import can_view, restricted, visible_rows
+from queryengine.query import argument_values, filters_of
 from queryengine.registry import CONTENT_TYPES, MANY_TO_MANY, Resource
 from queryengine.schema import RequestContext
 from queryengine.timeouts import timed_out

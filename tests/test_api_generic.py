@@ -16,7 +16,8 @@ from queryengine import engine
 from queryengine.documents import detail_document, list_document, many_to_many_fields
 from queryengine.filters import NUMERIC_LOOKUPS, STRING_LOOKUPS, Filter, parse_datetime_value
 from queryengine.legacy import shown_at
-from queryengine.query import filters_of, restricted, sortable_fields
+from queryengine.permissions import restricted
+from queryengine.query import filters_of, sortable_fields
 from queryengine.registry import (
     CONTENT_TYPES,
     FOREIGN_KEY,

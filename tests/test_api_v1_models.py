@@ -18,7 +18,8 @@ from inventory.extras.models import Status
 from inventory.users.models import User
 from queryengine import engine, legacy
 from queryengine.documents import LegacyShape, list_document, many_to_many_fields
-from queryengine.query import filters_of, restricted
+from queryengine.permissions import restricted
+from queryengine.query import filters_of
 from queryengine.registry import resources
 from queryengine.scalars import dumps
 from queryengine.schema import RequestContext

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from queryengine.query import filters_of, restricted
+from queryengine.permissions import restricted
+from queryengine.query import filters_of
 from queryengine.registry import resource_by_object_type
 
 from .test_api_generic import current_filters, every, matches, sample_values

@@ -10,7 +10,7 @@ from django.contrib.contenttypes.models import ContentType
 
 from inventory.extras.models import CustomField
 from queryengine import engine
-from queryengine.query import restricted
+from queryengine.permissions import restricted
 from queryengine.registry import MANY_TO_MANY, REVERSE, resource_for, resources
 from queryengine.relatedlists import list_relation, relations_of
 from queryengine.scalars import dumps

@@ -8,7 +8,7 @@ import orjson
 import pytest
 from django.test import Client
 
-from queryengine.query import restricted
+from queryengine.permissions import restricted
 from web.shown import served
 
 RESOURCES = list(served().values())

@@ -15,7 +15,7 @@ from django.db import models
 
 from inventory.ipam.models import IPAddressRange
 from inventory.users.models import Token, User
-from queryengine.query import restricted
+from queryengine.permissions import restricted
 from queryengine.registry import (
     COMPUTED,
     CONTENT_TYPE,

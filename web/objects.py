@@ -18,8 +18,8 @@ from django.views.decorators.http import require_GET
 
 from queryengine.errors import NotFound, PermissionDenied, StatementTimeout, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
-from queryengine.permissions import allowed_rows
-from queryengine.query import argument_type, argument_values, can_view, filters_of
+from queryengine.permissions import allowed_rows, can_view
+from queryengine.query import argument_type, argument_values, filters_of
 from queryengine.registry import FILE, SCALAR, Resource, resource_by_object_type
 
 from . import savedviews, shown

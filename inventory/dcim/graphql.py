@@ -8,7 +8,7 @@ import graphene
 from django.db.models import Q
 
 from queryengine.errors import NotFound, ValidationFailed
-from queryengine.query import restricted
+from queryengine.permissions import restricted
 from queryengine.registry import resource_for
 from queryengine.scalars import UUID, GenericScalar
 

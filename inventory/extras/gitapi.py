@@ -9,8 +9,7 @@ from django.db import transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
-from queryengine.permissions import allowed_rows
-from queryengine.query import restricted
+from queryengine.permissions import allowed_rows, restricted
 from queryengine.registry import Computed, CustomFilter, resource_for
 
 from .models import PROVIDED_CONTENTS, GitRepository

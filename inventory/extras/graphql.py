@@ -6,7 +6,7 @@ from __future__ import annotations
 import graphene
 
 from queryengine.errors import NotFound
-from queryengine.query import restricted
+from queryengine.permissions import restricted
 from queryengine.registry import resource_for
 from queryengine.scalars import UUID, GenericScalar
 

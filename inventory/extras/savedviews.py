@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from queryengine.permissions import allowed_rows
-from queryengine.query import exempt
+from queryengine.permissions import allowed_rows, exempt
 from queryengine.registry import resource_for
 
 

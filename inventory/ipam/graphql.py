@@ -7,7 +7,7 @@ import graphene
 
 from queryengine.errors import NotFound
 from queryengine.mutations import perform
-from queryengine.query import restricted
+from queryengine.permissions import restricted
 from queryengine.registry import resource_for
 from queryengine.scalars import UUID, GenericScalar
 

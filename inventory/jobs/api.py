@@ -11,8 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 
-from queryengine.permissions import Everyone, allowed_rows
-from queryengine.query import restricted
+from queryengine.permissions import Everyone, allowed_rows, restricted
 from queryengine.registry import resource_for
 from rest.views import (
     ApiError,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import orjson
 from django.urls import register_converter
 
-from queryengine.query import restricted
+from queryengine.permissions import restricted
 from queryengine.registry import resource_for
 from rest import legacy, versioning
 from rest.views import Endpoint, not_found, read_object, require_view
