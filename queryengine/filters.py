@@ -23,7 +23,7 @@ from django.db import connection, models
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
-from .permissions import within
+from .permissions import restricted, within
 from .registry import (
     CONTENT_TYPE,
     CONTENT_TYPES,
@@ -33,6 +33,7 @@ from .registry import (
     SCALAR,
     Resource,
     custom_field_support,
+    resource_for,
 )
 from .timeouts import linear_pattern
 
@@ -364,9 +365,11 @@ def resolve_related(
     values: list[str],
     name: str,
     choices: dict | None = None,
+    user=None,
 ) -> list:
     """Primary keys of `model` objects named by UUID or natural key, among those `choices`
-    lookups select; unknown values are an error."""
+    lookups select and the reader (`user`; None: no one reads) may view; unknown values, and
+    hidden ones alike, are an error."""
     by_id, by_key = [], []
     # Django's own models (groups) are named by integer ids.
     integer = isinstance(model._meta.pk, models.IntegerField)
@@ -384,7 +387,9 @@ def resolve_related(
         query |= Q(slug__in=by_key)
     columns = ("pk", natural_key or "pk", slug)
     rows = (
-        list(model.objects.filter(query, **(choices or {})).values_list(*columns)) if by_id or by_key else []
+        list(_nameable(model, user).filter(query, **(choices or {})).values_list(*columns))
+        if by_id or by_key
+        else []
     )
     found_ids = {str(pk) for pk, _, _ in rows}
     found_keys = {str(key) for _, *keys in rows for key in keys}
@@ -394,6 +399,14 @@ def resolve_related(
     if missing:
         raise FilterError({name: [_invalid_choice(missing[0])]})
     return [pk for pk, *_ in rows]
+
+
+def _nameable(model: type[models.Model], user):
+    """The objects of `model` a filter may name for its reader: those they may view."""
+    target = resource_for(model)
+    if user is None or target is None:
+        return model.objects.all()
+    return restricted(target, user, model.objects.all())
 
 
 def _uuid_text(value: str) -> str | None:
@@ -422,8 +435,6 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
     Boolean) for `user`, the reader (None: no one reads, a stored filter). A condition across a
     to-many relation (`has_interfaces`) goes through a subquery (`within`): a row matching
     through several related rows is still one row, in the list and in its count."""
-    from .registry import resource_for
-
     arguments = gather_custom(resource, arguments)
     too_many = too_many_values(arguments)
     if too_many:
@@ -449,7 +460,7 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                     queryset = within(queryset, f.q(resource, values))
                     continue
                 choices = resource.filter_choices.get(name.split("__")[0])
-                pks = resolve_related(target, natural_key, values, name, choices)
+                pks = resolve_related(target, natural_key, values, name, choices, user)
                 match = Q(**{f"{f.path}__in": pks})
                 queryset = queryset.exclude(match) if f.negate else within(queryset, match)
             elif f.kind == "custom_fields":
@@ -459,7 +470,7 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
                 queryset = within(queryset, support.q(resource.model, values))
             elif f.kind == "tags":
                 tags = resource.model._meta.get_field("tags")
-                pks = resolve_related(tags.related_model, "name", values, name)
+                pks = resolve_related(tags.related_model, "name", values, name, user=user)
                 through, source = tags.remote_field.through, f"{tags.m2m_field_name()}_id"
                 member = f"{tags.m2m_reverse_field_name()}_id"
                 for pk in pks:
