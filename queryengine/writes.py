@@ -205,11 +205,12 @@ class Writer:
                     # object that may be left out (blank) is the model's default once null.
                     setattr(instance, field.name, None if f.null or f.is_relation else "")
                 elif field.kind == FOREIGN_KEY:
-                    setattr(instance, field.name, self.related(field, value))
+                    if not self.holds(instance, field, value):
+                        setattr(instance, field.name, self.related(field, value))
                 elif field.kind == CONTENT_TYPE:
                     setattr(instance, field.name, content_type_of(value))
                 elif field.kind == MANY_TO_MANY:
-                    many[field.name] = [self.related(field, v) for v in _as_list(value)]
+                    many[field.name] = self.members(instance, field, _as_list(value))
                 elif field.kind == CONTENT_TYPES:
                     many[field.name] = [content_type_of(v) for v in _as_list(value)]
                 elif field.kind == FILE:
@@ -227,6 +228,37 @@ class Writer:
         self.refuse_superuser_changes(instance, kept, many, errors)
         return many, errors
 
+    @staticmethod
+    def held_id(field: WritableField, value):
+        """The id a value names the way reads show a related object (its id, or {"id": ...})."""
+        given = value.get("id") if isinstance(value, dict) and len(value) == 1 else value
+        return pk_named(field.target, given)
+
+    def holds(self, instance: models.Model, field: WritableField, value) -> bool:
+        """Whether `value` names, by id, the related object `instance` holds already: kept as it
+        is, even one the writer may not view (its reference is what reads show them), so what a
+        read showed can be written back."""
+        if instance._state.adding:
+            return False
+        pk = self.held_id(field, value)
+        return pk is not None and pk == getattr(instance, field.model_field.attname)
+
+    def members(self, instance: models.Model, field: WritableField, values: list) -> list:
+        """The objects a many-to-many value names; a stored member named by id is kept even
+        where the writer may not view it (as `holds`)."""
+        found, stored = [], None
+        for value in values:
+            try:
+                found.append(self.related(field, value))
+            except ValueError:
+                pk = self.held_id(field, value)
+                if stored is None:
+                    stored = {str(member) for member in self.field_value(instance, field.name)}
+                if pk is None or str(pk) not in stored:
+                    raise
+                found.append(field.target._default_manager.get(pk=pk))
+        return found
+
     def superuser_values(self, instance: models.Model, data: dict) -> dict:
         """The stored values (a new object's defaults) of the fields only superusers set that
         `data` names, when the writer is not one: the write may give them back unchanged."""
@@ -236,11 +268,12 @@ class Writer:
         return {name: self.field_value(instance, name) for name in names}
 
     def refuse_superuser_changes(self, instance: models.Model, kept: dict, many: dict, errors: dict) -> None:
-        """403 naming the fields only superusers set whose written values differ from `kept`."""
+        """403 naming the fields only superusers set whose written values differ from `kept` (a
+        value naming what cannot be found is no stored value either)."""
         changed = [
             name
             for name, value in kept.items()
-            if name not in errors and self.field_value(instance, name, many) != value
+            if name in errors or self.field_value(instance, name, many) != value
         ]
         if changed:
             raise PermissionDenied(f"Only superusers may set {', '.join(changed)}.")

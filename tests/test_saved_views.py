@@ -70,7 +70,10 @@ def test_a_user_sees_their_own_and_shared_views_not_others_private_ones(people):
     assert alice.json(path_of(views["bob shared"]))["is_shared"] is True
     hidden = alice.json(path_of(views["bob private"]), status=404)
     assert hidden == {"detail": "No SavedView matches the given query."}
-    assert names(alice, owner="bob") == {"bob - dcim:device_list - Bob's"}
+    # Owners are named by id to a reader who may not view users (a name is not found).
+    bob = people["users"]["bob"]
+    assert names(alice, owner_id=str(bob.pk)) == {"bob - dcim:device_list - Bob's"}
+    assert alice.get(VIEWS, {"owner": "bob"}).status_code == 400
     # GraphQL reads through the same rule.
     body = alice.post("/api/graphql/", {"query": "{ saved_views { name owner { username } } }"}).json()
     assert sorted(v["name"] for v in body["data"]["saved_views"]) == ["Bob's", "Mine", "Private"]
@@ -114,7 +117,11 @@ def test_writes_need_permissions_and_the_owner_defaults_to_the_writer(people):
     assert created["display"] == "alice - dcim:device_list - Down devices"
     assert created["is_shared"] is True and created["is_global_default"] is False
     assert created["config"] == body["config"]
-    # An owner may be named, as the reference takes one.
+    # An owner may be named, as the reference takes one: a user the writer may view.
+    writer = Api(Token.objects.filter(user=user)[0].key)
+    status, refused = send(writer, "post", VIEWS, {**body, "name": "For bob", "owner": "bob"})
+    assert status == 400 and "Related object not found" in refused["owner"][0]
+    user.user_permissions.add(Permission.objects.get(codename="view_user", content_type__app_label="users"))
     status, other = send(
         Api(Token.objects.filter(user=user)[0].key),
         "post",

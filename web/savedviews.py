@@ -15,9 +15,10 @@ from .api import graphql
 
 SAVED_VIEW = "saved_view"
 FIELDS = "id name view config"
+# The user by id: one who may not view users still has views of their own.
 DEFAULTS = (
     "query ($view: [String], $user: [String]) { "
-    f"mine: user_saved_view_associations(view_name: $view, user: $user, limit: 1) {{ saved_view {{ {FIELDS} }} }} "
+    f"mine: user_saved_view_associations(view_name: $view, user_id: $user, limit: 1) {{ saved_view {{ {FIELDS} }} }} "
     f'everyone: saved_views(view: $view, is_global_default: ["true"], limit: 1) {{ {FIELDS} }} }}'
 )
 CHOSEN = f"query ($id: [String]) {{ saved_views(id: $id, limit: 1) {{ {FIELDS} }} }}"
