@@ -46,8 +46,14 @@ def flatten(attrs: dict, prefix: str = "") -> dict:
     return flat
 
 
+REFERENCE_KEYS = frozenset({"id", "object_type", "url"})  # a related object as depth 0 shows it
+
+
 def attributes_of(model: type[models.Model], value) -> dict:
-    """The attributes a written value names an object by ({"pk": ...} for an id), or ValueError."""
+    """The attributes a written value names an object by ({"pk": ...} for an id, also for a
+    reference as reads show it), or ValueError."""
+    if isinstance(value, dict) and "id" in value and value.keys() <= REFERENCE_KEYS:
+        value = value["id"]
     if isinstance(value, dict):
         attrs = flatten(value)
         if "id" in attrs:

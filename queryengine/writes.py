@@ -33,7 +33,7 @@ from .changes import (
 from .errors import Conflict, NotFound, PermissionDenied, ReferenceNotFound, ValidationFailed
 from .jsondepth import too_deep, too_deep_message
 from .jsonsql import IdIn
-from .naming import one_of, pk_named, resolve_related
+from .naming import REFERENCE_KEYS, one_of, pk_named, resolve_related
 from .permissions import restricted, visible_rows
 from .permissions import within as narrowed
 from .prepared import PreparedQuery, stored_columns
@@ -230,8 +230,12 @@ class Writer:
 
     @staticmethod
     def held_id(field: WritableField, value):
-        """The id a value names the way reads show a related object (its id, or {"id": ...})."""
-        given = value.get("id") if isinstance(value, dict) and len(value) == 1 else value
+        """The id a value names the way reads show a related object (its id, or its reference)."""
+        given = (
+            value["id"]
+            if isinstance(value, dict) and "id" in value and value.keys() <= REFERENCE_KEYS
+            else value
+        )
         return pk_named(field.target, given)
 
     def holds(self, instance: models.Model, field: WritableField, value) -> bool:

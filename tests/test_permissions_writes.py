@@ -183,3 +183,21 @@ def test_a_repository_cannot_name_a_secrets_group_its_writer_may_not_view(sample
         assert status == 400, answer
         answers.append(masked(answer, given))
     assert answers[0] == answers[1] and answers[2] == answers[3]
+
+
+def test_what_a_read_showed_can_be_written_back(group_writer):
+    """A field holding an object the writer may not view shows its reference; writing that back
+    (a full PUT, or the id alone) keeps it, and naming it anywhere else is still refused."""
+    customers = TenantGroup.objects.get(name="Customers")
+    tenant = Tenant.objects.create(name="Held", tenant_group=customers)
+    path = f"{TENANTS}{tenant.pk}/"
+    shown = group_writer.json(path)
+    assert shown["tenant_group"]["id"] == str(customers.pk) and "name" not in shown["tenant_group"]
+    status, body = send(group_writer, "put", path, {**shown, "description": "written back"})
+    assert status == 200 and body["tenant_group"]["id"] == str(customers.pk), body
+    status, _ = send(group_writer, "patch", path, {"tenant_group": str(customers.pk), "comments": "again"})
+    assert status == 200 and Tenant.objects.get(pk=tenant.pk).tenant_group == customers
+    # The same id on another tenant, or the hidden object's name on this one, is not found.
+    other = Tenant.objects.create(name="Other")
+    assert send(group_writer, "patch", f"{TENANTS}{other.pk}/", {"tenant_group": str(customers.pk)})[0] == 400
+    assert send(group_writer, "patch", path, {"tenant_group": "Customers"})[0] == 400
