@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from inventory.extras import gitcli
-from inventory.extras.models import GitRepository, Secret, SecretsGroup, SecretsGroupAssociation
+from inventory.extras.models import GitRepository, Secret, SecretsGroup
 from inventory.jobs.gitcode import unload
 from inventory.jobs.models import Job, JobResult
 
@@ -34,6 +34,7 @@ from .test_git_repositories import (  # noqa: F401 (fixtures)
     origin,
     run_job,
     sync,
+    token_secrets_group,
 )
 from .test_permissions import account, grant
 
@@ -110,16 +111,7 @@ def listener(origin, tmp_path) -> Iterator[Listener]:  # noqa: F811
 @pytest.fixture
 def token_group(settings, monkeypatch) -> SecretsGroup:
     """A secrets group whose HTTP(S) token is TOKEN."""
-    settings.SECRET_ENVIRONMENT_VARIABLES = ["GIT_SYNC_TOKEN"]
-    monkeypatch.setenv("GIT_SYNC_TOKEN", TOKEN)
-    secret = Secret.objects.create(
-        name="git token", provider="environment-variable", parameters={"variable": "GIT_SYNC_TOKEN"}
-    )
-    group = SecretsGroup.objects.create(name="git access")
-    SecretsGroupAssociation.objects.create(
-        secrets_group=group, secret=secret, access_type="HTTP(S)", secret_type="token"
-    )
-    return group
+    return token_secrets_group(settings, monkeypatch, TOKEN)
 
 
 @pytest.fixture

@@ -410,8 +410,8 @@ def test_a_repository_past_the_size_limit_is_given_up(api, origin, settings):
     assert not ConfigContext.objects.filter(name="big").exists()
 
 
-def test_credentials_stay_out_of_logs_and_clone(api, origin, monkeypatch, settings):
-    token = "tok-9f8e7d6c5b4a"
+def token_secrets_group(settings, monkeypatch, token: str) -> SecretsGroup:
+    """A secrets group whose HTTP(S) token is `token`, read from a variable the operator allows."""
     settings.SECRET_ENVIRONMENT_VARIABLES = ["GIT_SYNC_TOKEN"]
     monkeypatch.setenv("GIT_SYNC_TOKEN", token)
     secret = Secret.objects.create(
@@ -421,6 +421,12 @@ def test_credentials_stay_out_of_logs_and_clone(api, origin, monkeypatch, settin
     SecretsGroupAssociation.objects.create(
         secrets_group=group, secret=secret, access_type="HTTP(S)", secret_type="token"
     )
+    return group
+
+
+def test_credentials_stay_out_of_logs_and_clone(api, origin, monkeypatch, settings):
+    token = "tok-9f8e7d6c5b4a"
+    group = token_secrets_group(settings, monkeypatch, token)
     origin.commit({"config_contexts/a.json": json.dumps({"_metadata": {"name": "a"}, "a": 1})})
     repository = create(
         api, name="private", remote_url=origin.url, secrets_group=str(group.pk), provided_contents=ALL
