@@ -16,7 +16,7 @@ from django.db import connections, models, router
 from django.db.models import Q, UniqueConstraint, prefetch_related_objects, signals
 
 from .errors import ValidationFailed
-from .naming import attributes_of, nameable, plain_path, visible_crossings
+from .naming import attributes_of, nameable, pk_named, plain_path, visible_crossings
 from .prepared import Untyped, compile_query, stored_columns, update_later
 from .registry import CONTENT_TYPES, FOREIGN_KEY, MANY_TO_MANY, object_rules
 
@@ -152,6 +152,8 @@ class RelatedLookups:
     def key(target, value):
         """(((path, value as stored), ...) sorted, the attributes an error message shows), or
         None for a form resolved per item."""
+        if not isinstance(value, dict) and (pk := pk_named(target, value)) is not None:
+            return (("pk", pk),), {"pk": pk}  # the form nearly every write uses, at once
         try:
             attrs = attributes_of(target, value)
         except ValueError:

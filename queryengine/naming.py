@@ -10,6 +10,7 @@ anything about an object the writer cannot read."""
 from __future__ import annotations
 
 import uuid
+from functools import cache
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist, FieldError, ValidationError
@@ -86,9 +87,18 @@ def _shown_field(model: type[models.Model], name: str) -> models.Field | None:
     return None if resource is not None and name in resource.hidden else found
 
 
-def attribute_path(model: type[models.Model], path: str) -> tuple[list, models.Field]:
+def attribute_path(model: type[models.Model], path: str) -> tuple[tuple, models.Field]:
     """The relations a path crosses, as (path prefix, related model, many-valued), and the field
     it ends on; ValueError when a part is not a field the API shows."""
+    found = _walk(model, path)
+    if isinstance(found, str):
+        raise ValueError(found)
+    return found
+
+
+@cache
+def _walk(model: type[models.Model], path: str) -> tuple[tuple, models.Field] | str:
+    """attribute_path's answer, or its error message (worked out once per model and path)."""
     crossed = []
     current = model
     parts = path.split("__")
@@ -96,11 +106,11 @@ def attribute_path(model: type[models.Model], path: str) -> tuple[list, models.F
         found = _shown_field(current, part)
         last = index == len(parts) - 1
         if found is None or (not last and not found.is_relation):
-            raise ValueError(f'"{path}" is not an attribute of {model._meta.verbose_name}.')
+            return f'"{path}" is not an attribute of {model._meta.verbose_name}.'
         if found.is_relation:
             crossed.append(("__".join(parts[: index + 1]), found.related_model, found.many_to_many))
             current = found.related_model
-    return crossed, found
+    return tuple(crossed), found
 
 
 def plain_path(model: type[models.Model], path: str) -> models.Field | None:
