@@ -367,9 +367,11 @@ def resolve_related(
     choices: dict | None = None,
     user=None,
 ) -> list:
-    """Primary keys of `model` objects named by UUID or natural key, among those `choices`
-    lookups select and the reader (`user`; None: no one reads) may view; unknown values, and
-    hidden ones alike, are an error."""
+    """Primary keys of `model` objects named by id or natural key, among those `choices` lookups
+    select; unknown values are an error. A name is looked up among the objects the reader
+    (`user`; None: no one reads) may view, so a hidden object's name is as unknown as a name no
+    object has; an id names any object (as `<field>_id` filters do: a reader has it from a
+    reference, and it tells nothing more)."""
     by_id, by_key = [], []
     # Django's own models (groups) are named by integer ids.
     integer = isinstance(model._meta.pk, models.IntegerField)
@@ -378,31 +380,31 @@ def resolve_related(
             by_id.append(int(value) if integer and value.isdigit() else uuid.UUID(value))
         except ValueError:
             by_key.append(value)
-    query = Q(pk__in=by_id)
-    if by_key and natural_key:
-        query |= Q(**{f"{natural_key}__in": by_key})
-    # Objects with a slug are also named by it (API 1.x filters by slug: `status=active`).
-    slug = "slug" if by_key and any(f.name == "slug" for f in model._meta.fields) else "pk"
-    if slug != "pk":
-        query |= Q(slug__in=by_key)
-    columns = ("pk", natural_key or "pk", slug)
-    rows = (
-        list(_nameable(model, user).filter(query, **(choices or {})).values_list(*columns))
-        if by_id or by_key
-        else []
-    )
-    found_ids = {str(pk) for pk, _, _ in rows}
+    choices = choices or {}
+    found_ids = set()
+    if by_id:
+        found_ids = set(model.objects.filter(pk__in=by_id, **choices).values_list("pk", flat=True))
+    rows = []
+    if by_key:
+        named = Q(**{f"{natural_key}__in": by_key}) if natural_key else Q(pk__in=[])
+        # Objects with a slug are also named by it (API 1.x filters by slug: `status=active`).
+        slug = "slug" if any(f.name == "slug" for f in model._meta.fields) else "pk"
+        if slug != "pk":
+            named |= Q(slug__in=by_key)
+        columns = ("pk", natural_key or "pk", slug)
+        rows = list(_nameable(model, user).filter(named, **choices).values_list(*columns))
     found_keys = {str(key) for _, *keys in rows for key in keys}
+    shown_ids = {str(pk) for pk in found_ids}
     missing = [
-        v for v in values if v not in found_keys and (v if integer else _uuid_text(v)) not in found_ids
+        v for v in values if v not in found_keys and (v if integer else _uuid_text(v)) not in shown_ids
     ]
     if missing:
         raise FilterError({name: [_invalid_choice(missing[0])]})
-    return [pk for pk, *_ in rows]
+    return list(dict.fromkeys([*found_ids, *(pk for pk, *_ in rows)]))
 
 
 def _nameable(model: type[models.Model], user):
-    """The objects of `model` a filter may name for its reader: those they may view."""
+    """The objects of `model` a filter may name by name for its reader: those they may view."""
     target = resource_for(model)
     if user is None or target is None:
         return model.objects.all()
