@@ -59,3 +59,42 @@ def test_an_exhausted_prefix_raises_the_clients_allocation_error(nb):
     assert [p.prefix for p in halves] == ["192.0.2.0/30", "192.0.2.4/30"]
     with pytest.raises(pynautobot.AllocationError):
         prefix.available_prefixes.create({"prefix_length": 30})
+
+
+def test_allocation_stays_in_the_parents_namespace(nb):
+    """Prefixes and addresses allocated from a prefix land in its namespace, under it, single or
+    bulk; the same space in another namespace neither takes room nor receives them."""
+    names = ["Global", "Blue", "Red"]
+    for name in names[1:]:
+        nb.ipam.namespaces.create(name=name)
+    nb.ipam.prefixes.create(prefix="10.20.0.0/16", status="Active")  # Global, left out
+    nb.ipam.prefixes.create(prefix="10.20.0.0/24", status="Active")  # taken in Global only
+    for name in names:
+        top = nb.ipam.prefixes.get(prefix="10.20.0.0/16", namespace=name) or nb.ipam.prefixes.create(
+            prefix="10.20.0.0/16", status="Active", namespace=name
+        )
+        first = top.available_prefixes.create({"prefix_length": 24})
+        more = top.available_prefixes.create([{"prefix_length": 24}, {"prefix_length": 25}])
+        allocated = [first, *more]
+        start = 1 if name == "Global" else 0
+        assert [p.prefix for p in allocated] == [
+            f"10.20.{start}.0/24",
+            f"10.20.{start + 1}.0/24",
+            f"10.20.{start + 2}.0/25",
+        ]
+        for prefix in allocated:
+            assert prefix.namespace.name == name and prefix.parent.id == top.id
+        assert nb.ipam.prefixes.count(within="10.20.0.0/16", namespace=name) == 3 + (name == "Global")
+
+        subnet = nb.ipam.prefixes.get(first.id)
+        one = subnet.available_ips.create({})
+        two = subnet.available_ips.create([{}, {"description": "second"}])
+        addresses = [one, *two]
+        assert [ip.address for ip in addresses] == [f"{first.prefix[:-4]}{n}/24" for n in (1, 2, 3)]
+        for ip in addresses:
+            assert ip.parent.id == first.id
+            assert nb.ipam.ip_addresses.get(ip.id).parent.namespace.id == top.namespace.id
+        assert nb.ipam.ip_addresses.count(parent=first.prefix, namespace=name) == 3
+    for name in names:
+        assert nb.ipam.prefixes.count(namespace=name) == 4 + (name == "Global")
+        assert nb.ipam.ip_addresses.count(namespace=name) == 3

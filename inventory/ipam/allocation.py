@@ -22,13 +22,16 @@ def parent_network(parent: Prefix) -> netaddr.IPNetwork:
     return netaddr.IPNetwork(parent.cidr)
 
 
-def same_vrf(parent: Prefix) -> dict:
-    return {"vrf_id": parent.vrf_id}
+def same_namespace(parent: Prefix) -> dict:
+    """Prefixes and addresses are unique within a namespace: only the parent's own take room."""
+    return {"namespace_id": parent.namespace_id}
 
 
 def child_networks(parent: Prefix) -> list[netaddr.IPNetwork]:
     net = parent_network(parent)
-    rows = Prefix.objects.filter(networks.contained(net, "prefix_length", strict=True), **same_vrf(parent))
+    rows = Prefix.objects.filter(
+        networks.contained(net, "prefix_length", strict=True), **same_namespace(parent)
+    )
     return [netaddr.IPNetwork(p.cidr) for p in rows.only("ip_version", "network_address", "prefix_length")]
 
 
@@ -51,7 +54,9 @@ def usable_range(parent: Prefix) -> tuple[int, int]:
 
 def used_hosts(parent: Prefix) -> Iterator[int]:
     net = parent_network(parent)
-    rows = IPAddress.objects.filter(networks.host_within(net), **same_vrf(parent)).order_by("host_address")
+    rows = IPAddress.objects.filter(networks.host_within(net), **same_namespace(parent)).order_by(
+        "host_address"
+    )
     for raw in rows.values_list("host_address", flat=True).iterator(chunk_size=2000):
         yield networks.from_bytes(raw)
 
@@ -84,6 +89,12 @@ def defaults(parent: Prefix) -> dict:
     return {"vrf": str(parent.vrf_id) if parent.vrf_id else None, "status": "Active"}
 
 
+def placed(parent: Prefix) -> dict:
+    """What an allocated object always takes from its parent: its namespace (whatever the request
+    says, as the reference does), where the parent is then found again."""
+    return {"namespace": str(parent.namespace_id)}
+
+
 def lock(parent: Prefix) -> Prefix:
     Prefix.objects.filter(pk=parent.pk).update(prefix_length=F("prefix_length"))
     return Prefix.objects.get(pk=parent.pk)
@@ -110,7 +121,7 @@ def plan_prefixes(parent: Prefix, requests: list) -> list[dict]:
         chosen = next(block.subnet(length))
         space.remove(chosen)
         fields = {k: v for k, v in request.items() if k != "prefix_length"}
-        planned.append({**defaults(parent), **fields, "prefix": str(chosen)})
+        planned.append({**defaults(parent), **fields, "prefix": str(chosen), **placed(parent)})
         errors.append({})
     if any(errors):
         raise ValidationFailed(errors)
@@ -129,5 +140,5 @@ def plan_addresses(parent: Prefix, requests: list) -> list[dict]:
     planned = []
     for request, address in zip(requests, free, strict=True):
         fields = request if isinstance(request, dict) else {}
-        planned.append({**defaults(parent), **fields, "address": address})
+        planned.append({**defaults(parent), **fields, "address": address, **placed(parent)})
     return planned
