@@ -204,7 +204,7 @@ def test_prefix_in_the_1x_form(api, sample):
     assert brief == {
         "id": str(prefix.pk),
         "url": f"{BASE}ipam/prefixes/{prefix.pk}/",
-        "display": prefix.cidr,
+        "display": f"{prefix.cidr}: Global",  # labelled with its namespace, as at every version
         "family": prefix.ip_version,
         "prefix": prefix.cidr,
     }

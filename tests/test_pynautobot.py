@@ -98,3 +98,18 @@ def test_allocation_stays_in_the_parents_namespace(nb):
     for name in names:
         assert nb.ipam.prefixes.count(namespace=name) == 4 + (name == "Global")
         assert nb.ipam.ip_addresses.count(namespace=name) == 3
+
+
+def test_prefixes_and_vrfs_are_labelled_with_their_namespace(nb):
+    """A prefix reads `<prefix>: <namespace>` and a VRF `<namespace>: (<name>)`, as the
+    reference labels them; an address is its address alone."""
+    nb.ipam.namespaces.create(name="Blue")
+    prefix = nb.ipam.prefixes.create(prefix="10.20.1.0/24", status="Active", namespace="Blue")
+    assert prefix.display == str(prefix) == "10.20.1.0/24: Blue"
+    assert str(nb.ipam.prefixes.get(prefix.id)) == "10.20.1.0/24: Blue"
+    vrf = nb.ipam.vrfs.create(name="red", rd="65000:1", namespace="Blue")
+    assert str(nb.ipam.vrfs.get(vrf.id)) == "Blue: (red)"
+    address = nb.ipam.ip_addresses.create(address="10.20.1.5/24", status="Active", namespace="Blue")
+    assert str(address) == "10.20.1.5/24"
+    child = prefix.available_prefixes.create({"prefix_length": 25})
+    assert child.display == "10.20.1.0/25: Blue"

@@ -189,6 +189,7 @@ register(
     Resource(
         VRF,
         "ipam/vrfs",
+        display=Display(("namespace__name", "name"), lambda namespace, name: f"{namespace}: ({name})"),
         read_only=("prefixes", "devices", "virtual_machines", "virtual_device_contexts"),
         filters={
             "import_targets": members("import_targets", RouteTarget),
@@ -243,7 +244,11 @@ register(
     Resource(
         Prefix,
         "ipam/prefixes",
-        display=Display(("ip_version", "network_address", "prefix_length"), networks.cidr_text),
+        # As the reference labels a prefix: the same network may be in several namespaces.
+        display=Display(
+            ("ip_version", "network_address", "prefix_length", "namespace__name"),
+            lambda *parts: f"{networks.cidr_text(*parts[:3])}: {parts[3]}",
+        ),
         hidden=BYTES,
         read_only=("locations", "vrfs"),
         # Shown as their lists, as the reference shows them; the single ones are still written.
