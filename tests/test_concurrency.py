@@ -183,6 +183,27 @@ def test_concurrent_allocations_get_distinct_addresses(server):
     assert sorted(a["address"] for a in stored["results"]) == sorted(addresses)
 
 
+def test_concurrent_writes_of_one_address_keep_one(server):
+    """Clients racing to create the same host in one namespace: one lands, the others are told
+    it exists (the database's unique index decides, then validation names the clash)."""
+    base, token, *_ = server
+    status, _, prefix = call(
+        base, token, "POST", "/api/ipam/prefixes/", {"prefix": "203.0.113.0/24", "status": "Active"}
+    )
+    assert status == 201, prefix
+    body = {"address": "203.0.113.7/24", "status": "Active", "namespace": "Global"}
+    outcomes = at_once(
+        [
+            lambda i=i: call(base, token, "POST", "/api/ipam/ip-addresses/", [body] if i % 2 else body)
+            for i in range(8)
+        ]
+    )
+    settled(outcomes)
+    assert sorted(status for status, _, _ in outcomes) == [201] + [400] * 7, outcomes
+    stored = call(base, token, "GET", "/api/ipam/ip-addresses/?address=203.0.113.7&limit=100")[2]
+    assert stored["count"] == 1
+
+
 def test_concurrent_bulk_writes_are_all_or_none(server):
     """Bulk creates racing each other over the same names: each lands whole or not at all."""
     base, token, *_ = server

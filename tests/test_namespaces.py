@@ -92,3 +92,32 @@ def test_api_1x_shows_no_namespaces_or_parents(api, sample):
     prefix = Prefix.objects.filter(parent__isnull=False).first()
     old = api.json(f"{PREFIXES}{prefix.pk}/", HTTP_ACCEPT="application/json; version=1.3")
     assert not {"namespace", "parent", "rir", "date_allocated"} & old.keys()
+
+
+DUPLICATE = {"__all__": ["IP address with this Parent and Host already exists."]}
+
+
+def test_an_address_is_in_a_namespace_once(api, sample):
+    """A host is one address per namespace, whatever its mask, single or bulk, as the reference
+    refuses a second one under the same parent; another namespace may hold it again."""
+    blue = create(api, NAMESPACES, {"name": "Blue"})
+    for namespace in ("Global", "Blue"):
+        create(api, PREFIXES, {"prefix": "198.18.0.0/16", "namespace": namespace})
+    first = create(api, ADDRESSES, {"address": "198.18.0.5/16", "namespace": "Global"})
+    for mask in ("16", "24"):
+        status, body = send(api, "post", ADDRESSES, {"address": f"198.18.0.5/{mask}", "status": "Active"})
+        assert (status, body) == (400, DUPLICATE)
+    again = {"address": "198.18.0.5/16", "status": "Active", "namespace": "Global"}
+    other = {"address": "198.18.0.6/16", "status": "Active", "namespace": "Global"}
+    status, body = send(api, "post", ADDRESSES, [other, again])
+    assert (status, body) == (400, [{}, DUPLICATE])
+    status, body = send(api, "post", ADDRESSES, [other, other])
+    assert (status, body) == (400, [{}, DUPLICATE])
+    for host, count in (("198.18.0.5", 1), ("198.18.0.6", 0)):
+        assert api.json(ADDRESSES, {"address": host, "namespace": "Global"})["count"] == count
+    # The same host in another namespace is another address.
+    create(api, ADDRESSES, {"address": "198.18.0.5/16", "namespace": blue["id"]})
+    # Moving an address onto a taken host of another namespace is refused too.
+    status, body = send(api, "patch", f"{ADDRESSES}{first['id']}/", {"namespace": blue["id"]})
+    assert (status, body) == (400, DUPLICATE)
+    assert api.json(ADDRESSES, {"address": "198.18.0.5"})["count"] == 2

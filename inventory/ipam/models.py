@@ -371,6 +371,15 @@ class IPAddress(NetworkModel):
         ordering = ["ip_version", "host_address", "mask_length"]
         verbose_name = "IP address"
         verbose_name_plural = "IP addresses"
+        # One address per host in a namespace (the reference's unique parent and host: a host's
+        # parent is the one closest prefix of its namespace), worded as the reference words it.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["namespace", "ip_version", "host_address"],
+                name="ipam_ipaddress_namespace_host",
+                violation_error_message="IP address with this Parent and Host already exists.",
+            )
+        ]
         indexes = [
             models.Index(fields=["ip_version", "host_address"]),
             models.Index(fields=["ip_version", "network_address", "broadcast_address"]),
