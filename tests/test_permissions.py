@@ -388,9 +388,12 @@ def test_token_creation_is_a_permission(sample, superuser):
 
 def test_permission_validation(sample, superuser):
     api = Api(SUPERUSER_KEY)
-    body = {"name": "bad", "object_types": ["dcim.device"], "actions": ["view", "fly"]}
+    body = {"name": "bad", "object_types": ["dcim.device"], "actions": ["view", "x" * 31]}
     status, errors = send(api, "post", "/api/users/permissions/", body)
-    assert status == 400 and list(errors) == ["actions"] and "fly" in errors["actions"][0]
+    assert status == 400 and list(errors) == ["actions"] and "at most 30 characters" in errors["actions"][0]
+    for actions in ([], "view", ["view", 7]):
+        status, errors = send(api, "post", "/api/users/permissions/", {**body, "actions": actions})
+        assert status == 400 and list(errors) == ["actions"], (actions, errors)
     body = {**body, "actions": ["view"], "constraints": {"nosuch__name": "x"}}
     status, errors = send(api, "post", "/api/users/permissions/", body)
     assert status == 400 and list(errors) == ["constraints"] and "nosuch" in errors["constraints"][0]
@@ -402,3 +405,26 @@ def test_permission_validation(sample, superuser):
         api, "patch", f"/api/users/permissions/{created['id']}/", {"object_types": ["tenancy.tenant"]}
     )
     assert status == 400 and "location" in errors["constraints"][0]
+
+
+def test_permissions_take_actions_of_any_name(sample, superuser):
+    """An application's own action (`my_custom_action`) is granted like the built-in ones, as the
+    reference takes any action name; it grants none of the built-in ones."""
+    user, api = account()
+    admin = Api(SUPERUSER_KEY)
+    body = {
+        "name": "custom",
+        "object_types": ["dcim.device"],
+        "actions": ["my_custom_action", "my_custom_action"],
+        "users": [str(user.pk)],
+    }
+    status, created = send(admin, "post", "/api/users/permissions/", body)
+    assert status == 201, created
+    assert created["actions"] == ["my_custom_action"]
+    assert admin.json(f"/api/users/permissions/{created['id']}/")["actions"] == ["my_custom_action"]
+    api.json("/api/dcim/devices/", status=403)
+    status, changed = send(
+        admin, "patch", f"/api/users/permissions/{created['id']}/", {"actions": ["view", "approve_change"]}
+    )
+    assert status == 200 and changed["actions"] == ["view", "approve_change"]
+    assert api.json("/api/dcim/devices/")["count"] > 0

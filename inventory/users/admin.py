@@ -60,6 +60,13 @@ class ObjectPermissionForm(forms.ModelForm):
             "groups",
         )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A permission's own actions beyond the built-in ones (written through the API) stay choices.
+        stored = self.instance.actions if isinstance(self.instance.actions, list) else []
+        custom = [a for a in stored if a not in ACTIONS]
+        self.fields["actions"].choices = [(a, a) for a in (*ACTIONS, *custom)]
+
     def _post_clean(self):
         super()._post_clean()
         # The same check as the API's: constraints must be lookups every chosen type can filter by.

@@ -151,18 +151,27 @@ class ObjectPermission(models.Model):
             return self.constraints or [None]
         return [self.constraints]
 
-    def clean(self):
-        super().clean()
-        from queryengine.permissions import ACTIONS
+    ACTION_LENGTH = 30
 
+    def clean(self):
+        """Actions are names: the built-in ones (view, add, change, delete, run) and any other an
+        application checks for itself (`my_custom_action`), as the reference takes them."""
+        super().clean()
         actions = self.actions
         if not isinstance(actions, list) or not actions:
             raise ValidationError({"actions": ["At least one action must be selected."]})
-        unknown = [a for a in actions if a not in ACTIONS]
-        if unknown:
-            raise ValidationError(
-                {"actions": [f'"{unknown[0]}" is not a valid action. Choose from: {", ".join(ACTIONS)}.']}
-            )
+        for index, action in enumerate(actions):
+            if not isinstance(action, str) or not action.strip():
+                raise ValidationError({"actions": [f"Item {index + 1} in the array is not an action name."]})
+            if len(action) > self.ACTION_LENGTH:
+                raise ValidationError(
+                    {
+                        "actions": [
+                            f"Item {index + 1} in the array did not validate: Ensure this value has at most "
+                            f"{self.ACTION_LENGTH} characters (it has {len(action)})."
+                        ]
+                    }
+                )
         self.actions = list(dict.fromkeys(actions))
 
     def clean_related(self, many: dict) -> None:
