@@ -121,3 +121,24 @@ def test_an_address_is_in_a_namespace_once(api, sample):
     status, body = send(api, "patch", f"{ADDRESSES}{first['id']}/", {"namespace": blue["id"]})
     assert (status, body) == (400, DUPLICATE)
     assert api.json(ADDRESSES, {"address": "198.18.0.5"})["count"] == 2
+
+
+def test_a_route_distinguisher_is_unique_within_its_namespace(api, sample):
+    """The same RD may be used once in each namespace, as the reference's VRFs are; a second one
+    in a namespace, single or bulk, is refused as the reference refuses it."""
+    VRFS = "/api/ipam/vrfs/"
+    create(api, NAMESPACES, {"name": "Blue"})
+    first = create(api, VRFS, {"name": "one", "rd": "65099:1"})
+    other = create(api, VRFS, {"name": "one", "rd": "65099:1", "namespace": "Blue"})
+    assert other["namespace"]["id"] != first["namespace"]["id"]
+    clash = {"non_field_errors": ["The fields namespace, rd must make a unique set."]}
+    status, body = send(api, "post", VRFS, {"name": "two", "rd": "65099:1", "status": "Active"})
+    assert (status, body) == (400, clash)
+    status, body = send(api, "post", VRFS, [{"name": "a", "rd": "65099:2"}, {"name": "b", "rd": "65099:2"}])
+    assert (status, body) == (400, [{}, clash])
+    status, body = send(api, "patch", f"{VRFS}{other['id']}/", {"namespace": "Global"})
+    assert (status, body) == (400, clash)
+    # VRFs without an RD are as many as wanted.
+    for name in ("x", "y"):
+        create(api, VRFS, {"name": name})
+    assert api.json(VRFS, {"rd": "65099:1"})["count"] == 2

@@ -72,7 +72,8 @@ class VRF(NamespacedModel):
     natural_key_field_names = ("namespace", "rd")
 
     name = models.CharField(max_length=100, db_index=True)
-    rd = models.CharField("route distinguisher", max_length=21, unique=True, null=True, blank=True)
+    # Null, not blank, when unset: several VRFs of a namespace may have none.
+    rd = models.CharField("route distinguisher", max_length=21, null=True, blank=True)  # noqa: DJ001
     status = models.ForeignKey(
         "extras.Status", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -111,6 +112,14 @@ class VRF(NamespacedModel):
         ordering = ["name", "rd"]
         verbose_name = "VRF"
         verbose_name_plural = "VRFs"
+        # A route distinguisher is unique within its namespace, as the reference's.
+        constraints = [
+            models.UniqueConstraint(
+                fields=["namespace", "rd"],
+                name="ipam_vrf_namespace_rd",
+                violation_error_message="The fields namespace, rd must make a unique set.",
+            )
+        ]
 
 
 class RouteTarget(PrimaryModel):
