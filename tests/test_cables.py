@@ -152,3 +152,19 @@ def test_kind_and_connected_filters(api, sample):
     assert virtual == {"bond0", "Ethernet10"}  # Ethernet10: the VPN sample's tunnel interface
     connected = {i["name"] for i in api.json(INTERFACES, {"connected": "true"})["results"]}
     assert connected == {"Ethernet2", "xe-0/0/0"}
+
+
+def test_circuits_are_named_by_their_circuit_id(api, sample):
+    """Clients name a circuit by its cid, as the reference's filters and writes take it: the
+    Ansible cable module finds the termination to cable by `circuit=<cid>&term_side=A`."""
+    termination = CircuitTermination.objects.get(circuit__cid="TEL-1001", term_side="A")
+    found = api.json("/api/circuits/circuit-terminations/", {"circuit": "TEL-1001", "term_side": "A"})
+    assert [t["id"] for t in found["results"]] == [str(termination.pk)]
+    assert api.json("/api/circuits/circuit-terminations/", {"circuit": "no-such-cid"}, status=400)
+    # Writes name it by cid too, alone or among attributes.
+    path = f"/api/circuits/circuit-terminations/{termination.pk}/"
+    for named in ("TEL-1001", {"cid": "TEL-1001"}):
+        status, body = send(api, "patch", path, {"circuit": named, "description": "far end"})
+        assert status == 200 and body["circuit"]["id"] == str(termination.circuit_id), body
+    status, body = send(api, "patch", path, {"circuit": "no-such-cid"})
+    assert status == 400 and "cid=no-such-cid" in body["circuit"][0], body

@@ -28,7 +28,9 @@ register(
         "circuits/circuits",
         display=Display(("cid",)),
         search=("cid", "description", "comments"),
-        natural_key=None,
+        # Named by its circuit ID, as the reference's filters and writes name it (unique with
+        # its provider: a name matching several is refused by writes, matches all in filters).
+        natural_key="cid",
         legacy=Legacy(
             nested=("cid",),
             renamed={
