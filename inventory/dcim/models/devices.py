@@ -470,9 +470,20 @@ class Device(BuiltFromTemplates, ConfigContextModel, PrimaryModel):
             device.batch = batch
 
     def clean_related(self, many: dict) -> None:
-        """Image files chosen for a device are its type's or default images, as the reference
-        requires (checked on the values about to be set)."""
-        for image_file in many.get("software_image_files", ()):
+        """Image files a device keeps are its type's or default images, as the reference checks
+        them: those it already holds, when its type changes. The files a write sets are taken as
+        given, as the reference takes them (it checks the stored list, before the new one is set)."""
+        if "software_image_files" in many or self._state.adding:
+            return
+        stored = getattr(self, "stored_values", None)  # a bulk update read them already
+        previous = (
+            stored["device_type_id"]
+            if stored is not None
+            else Device.objects.filter(pk=self.pk).values_list("device_type", flat=True).first()
+        )
+        if previous == self.device_type_id:
+            return
+        for image_file in self.software_image_files.all():
             if image_file.default_image or image_file.device_types.filter(pk=self.device_type_id).exists():
                 continue
             raise ValidationError(
