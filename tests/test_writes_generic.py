@@ -283,6 +283,25 @@ def _free_span(body: dict, suffix: str) -> dict:
     return {**body, "start_address": host, "end_address": host}
 
 
+def _free_host(body: dict, suffix: str) -> dict:
+    """A host is one address per namespace: a copy takes a free host of the same network."""
+    import netaddr
+
+    from inventory.ipam import networks
+    from inventory.ipam.models import IPAddress
+
+    if not suffix:  # the address itself, written back whole
+        return body
+    net = netaddr.IPNetwork(body["address"])
+    for host in itertools.islice(net.iter_hosts(), 200):
+        address = f"{host}/{net.prefixlen}"
+        taken = IPAddress.objects.filter(ip_version=net.version, host_address=networks.to_bytes(int(host)))
+        if address not in _taken and not taken.exists():
+            _taken.add(address)
+            return {**body, "address": address}
+    raise AssertionError(f"no free host in {net}")
+
+
 def _fresh_terminated_vlan(body: dict, suffix: str) -> dict:
     """A VLAN terminates one VPN: a copy terminates one no termination has (nor a copy in this
     test), made when none is left, on a VPN that takes any number of them."""
@@ -403,6 +422,7 @@ FRESH = {
     "extras.ComputedField": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "extras.ExportTemplate": lambda body, suffix: {**body, "content_type": "tenancy.tenant"},
     "ipam.IPAddressRange": _free_span,
+    "ipam.IPAddress": _free_host,
     "vpn.VPNTermination": _fresh_terminated_vlan,
     "vpn.VPNTunnelEndpoint": _fresh_endpoint_source,
     "extras.GitRepository": _fresh_remote,
