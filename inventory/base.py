@@ -23,6 +23,13 @@ class TextDecimalField(models.DecimalField):
     shown_as_text = True
 
 
+def shown_as_text(model_field: models.DecimalField) -> models.DecimalField:
+    """A decimal field the API shows as a string with its places ("10.100000"), as the
+    reference shows it; the column is unchanged (no migration, unlike TextDecimalField)."""
+    model_field.shown_as_text = True
+    return model_field
+
+
 class UniqueWhere(models.UniqueConstraint):
     """A unique constraint over fields, for the rows its condition matches, whose clash is told
     with the model's unique message (Django tells an unconditional one's so, a conditional one's

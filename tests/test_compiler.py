@@ -62,7 +62,8 @@ def test_awkward_values_are_written_exactly_as_the_generic_executor_writes_them(
 
     row = api.json(f"/api/dcim/locations/{site.pk}/", {"depth": depth})
     assert row["description"] == AWKWARD and row["time_zone"] is None
-    assert row["latitude"] == -0.0001 and row["longitude"] == 100.0 and row["asn"] == 4294967295
+    # Coordinates as the reference shows them: decimal text with their six places.
+    assert row["latitude"] == "-0.000100" and row["longitude"] == "100.000000" and row["asn"] == 4294967295
     assert row["created"] == created.isoformat().replace("+00:00", "Z")
     assert row["custom_fields"] == {"zeta": [1, 2.5, None, True], "alpha": {"nested": AWKWARD}}
     names = [t["name"] if depth else Tag.objects.get(pk=t["id"]).name for t in row["tags"]]

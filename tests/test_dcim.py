@@ -559,3 +559,42 @@ def test_component_templates_show_notes_url_null_and_take_no_notes(api, sample):
     assert orjson.loads(data.content)["data"]["interface_templates"] == [{"notes_url": None}]
     device = api.json("/api/dcim/devices/", {"limit": 1})["results"][0]
     assert device["notes_url"].endswith(f"/dcim/devices/{device['id']}/notes/")
+
+
+def test_a_location_reads_back_every_field_as_written(api, sample):
+    """Every field of the reference's location write schema reads back as it was written (a
+    client's idempotent second run, the Ansible location module's, compares them), coordinates
+    as the decimal text the reference shows."""
+    parent = Location.objects.get(name="AMS1")
+    child_type = Location.objects.filter(parent=parent).values_list("location_type", flat=True).first()
+    written = {
+        "name": "Test Location 2",
+        "description": "Test Location 2 Description",
+        "facility": "EquinoxCA7",
+        "asn": 65001,
+        "time_zone": "America/Los_Angeles",
+        "physical_address": "Hollywood, CA, 90210",
+        "shipping_address": "Hollywood, CA, 90210",
+        "latitude": "10.100000",
+        "longitude": "-12.200000",
+        "contact_name": "Jenny",
+        "contact_phone": "867-5309",
+        "contact_email": "jenny@example.com",
+        "comments": "**This** is a `markdown` comment",
+        "parent": str(parent.pk),
+        "location_type": str(child_type),
+        "status": str(Status.objects.get(name="Active").pk),
+        "tenant": str(Tenant.objects.get(name="Acme").pk),
+        "custom_fields": {},
+        "tags": [],
+    }
+    status, created = send(api, "post", "/api/dcim/locations/", written)
+    assert status == 201, created
+    read = api.json(f"/api/dcim/locations/{created['id']}/")
+    shown = {k: v["id"] if isinstance(v, dict) and "id" in v else v for k, v in read.items()}
+    assert {k: shown[k] for k in written} == written
+    # Written again as read, nothing changes; numbers are taken too.
+    status, again = send(api, "patch", f"/api/dcim/locations/{created['id']}/", {**written, "latitude": 10.1})
+    assert (
+        status == 200 and again["latitude"] == "10.100000" and again["last_updated"] >= read["last_updated"]
+    )

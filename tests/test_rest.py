@@ -457,7 +457,11 @@ class TestLocations:
             "custom_fields",
         ]
         assert set(spec_fields) <= ams.keys()
-        assert ams["asn"] == 4200000000 and ams["latitude"] == 52.3 and ams["time_zone"] == "Europe/Amsterdam"
+        assert (
+            ams["asn"] == 4200000000
+            and ams["latitude"] == "52.300000"
+            and ams["time_zone"] == "Europe/Amsterdam"
+        )
         assert ams["created"].endswith("Z")
 
     def test_counts_are_computed(self, api, sample):

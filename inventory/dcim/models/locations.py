@@ -3,7 +3,13 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from inventory.base import OrganizationalModel, PrimaryModel, TreeModel, described_without_limits
+from inventory.base import (
+    OrganizationalModel,
+    PrimaryModel,
+    TreeModel,
+    described_without_limits,
+    shown_as_text,
+)
 from inventory.slugs import SlugManager, SlugModel
 
 
@@ -38,11 +44,16 @@ class Location(SlugModel, TreeModel, PrimaryModel):
     time_zone = described_without_limits(models.CharField(max_length=63, null=True, blank=True))
     physical_address = models.TextField(blank=True)
     shipping_address = models.TextField(blank=True)
-    latitude = models.DecimalField(
-        max_digits=8, decimal_places=6, null=True, blank=True, help_text="GPS coordinate (latitude)"
+    # Shown as the reference shows them ("10.100000"): a client writing the text reads it back.
+    latitude = shown_as_text(
+        models.DecimalField(
+            max_digits=8, decimal_places=6, null=True, blank=True, help_text="GPS coordinate (latitude)"
+        )
     )
-    longitude = models.DecimalField(
-        max_digits=9, decimal_places=6, null=True, blank=True, help_text="GPS coordinate (longitude)"
+    longitude = shown_as_text(
+        models.DecimalField(
+            max_digits=9, decimal_places=6, null=True, blank=True, help_text="GPS coordinate (longitude)"
+        )
     )
     contact_name = models.CharField(max_length=100, blank=True)
     contact_phone = models.CharField(max_length=50, blank=True)
