@@ -22,7 +22,8 @@ def _ipam():
 
 
 class FindDuplicateIPAddresses(Job):
-    """Report every host address that appears more than once in one VRF (or in the global table)."""
+    """Report every host address that appears more than once in the global table: outside any VRF,
+    in several namespaces (a namespace holds a host once, so a VRF, in one namespace, does too)."""
 
     vrf = ObjectVar(model=apps.get_model("ipam", "VRF"), required=False, description="Only this VRF")
 
