@@ -16,7 +16,14 @@ from graphene_django import DjangoObjectType
 
 from . import customschema, naturalslug, query, relatedlists, uploads
 from .documents import GENERIC_MARK
-from .filters import BOOLEAN_ARGUMENT, CUSTOM_FIELDS_ARGUMENT, LIST_ARGUMENT
+from .filters import (
+    BIG_INT_ARGUMENT,
+    BOOLEAN_ARGUMENT,
+    CUSTOM_FIELDS_ARGUMENT,
+    FLOAT_ARGUMENT,
+    INT_ARGUMENT,
+    LIST_ARGUMENT,
+)
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -35,7 +42,7 @@ from .registry import (
     resource_for,
     resources,
 )
-from .scalars import UUID, GenericScalar, scalar_for
+from .scalars import UUID, BigInt, GenericScalar, scalar_for
 
 
 @dataclass
@@ -344,6 +351,9 @@ ARGUMENT_TYPES = {
     LIST_ARGUMENT: lambda: graphene.List(graphene.String),
     CUSTOM_FIELDS_ARGUMENT: GenericScalar,
     BOOLEAN_ARGUMENT: graphene.Boolean,
+    INT_ARGUMENT: lambda: graphene.List(graphene.Int),
+    BIG_INT_ARGUMENT: lambda: graphene.List(BigInt),
+    FLOAT_ARGUMENT: lambda: graphene.List(graphene.Float),
 }
 
 
