@@ -279,6 +279,8 @@ def _family(model_field) -> Family:
         return Family(NUMERIC_LOOKUPS, parse_datetime_value, parse_datetime_value)
     if isinstance(model_field, models.DateField):
         return Family(NUMERIC_LOOKUPS, parse_date_value, parse_date_value)
+    if isinstance(model_field, models.IntegerField) and model_field.choices:
+        return _choice_family(model_field)  # a number among choices (a rack's width), as text
     if isinstance(model_field, models.DecimalField | models.FloatField):
         return Family(NUMERIC_LOOKUPS, parse_decimal, parse_decimal, FLOAT_ARGUMENT)
     if isinstance(model_field, models.IntegerField):
@@ -290,17 +292,21 @@ def _family(model_field) -> Family:
         if getattr(model_field, "exact_lookups_only", False):
             return Family(EXACT_LOOKUPS)
         if model_field.choices:
-            choices = {str(value) for value, _ in model_field.flatchoices}
-
-            def parse_choice(value: str):
-                if value not in choices:
-                    raise ValueError(_invalid_choice(value))
-                return value
-
-            # A choice is matched exactly among the choices; its other lookups take any text.
-            return Family(STRING_LOOKUPS, parse_choice)
+            return _choice_family(model_field)
         return Family(STRING_LOOKUPS)
     return NO_FAMILY
+
+
+def _choice_family(model_field) -> Family:
+    """A choice is matched exactly among the choices; its other lookups take any text."""
+    choices = {str(value) for value, _ in model_field.flatchoices}
+
+    def parse_choice(value: str):
+        if value not in choices:
+            raise ValueError(_invalid_choice(value))
+        return value
+
+    return Family(STRING_LOOKUPS, parse_choice)
 
 
 EXACT_SUFFIXES = ("", "n")
