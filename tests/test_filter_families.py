@@ -156,9 +156,11 @@ def test_integer_and_boolean_arguments_take_their_literals(api):
         str(pk) for pk in Device.objects.filter(primary_ip4__isnull=False).values_list("pk", flat=True)
     }
     data = graphql(
-        api, "{ devices(has_primary_ip: true) { id } unnamed: devices(name__isnull: true) { id } }"
+        api,
+        "{ devices(has_primary_ip: true) { id } devices_count(has_primary_ip: true) "
+        "unnamed: devices(name__isnull: true) { id } }",
     )
-    assert {r["id"] for r in data["devices"]} == with_ip
+    assert {r["id"] for r in data["devices"]} == with_ip and data["devices_count"] == len(with_ip)
     assert {r["id"] for r in data["unnamed"]} == {
         str(pk) for pk in Device.objects.filter(name__isnull=True).values_list("pk", flat=True)
     }
