@@ -195,8 +195,11 @@ def parse_regex(value: str):
 
 
 # GraphQL argument types of filters: a list of strings (repeated values are ORed), the custom
-# field filters' object, and one true or false value (CustomFilter.boolean).
+# field filters' object, and one true or false value (CustomFilter.boolean, `__isnull`, `has_*`
+# and boolean fields). Numbers are lists of their kind, as the reference types them.
 LIST_ARGUMENT, CUSTOM_FIELDS_ARGUMENT, BOOLEAN_ARGUMENT = "[String]", "GenericScalar", "Boolean"
+INT_ARGUMENT, BIG_INT_ARGUMENT, FLOAT_ARGUMENT = "[Int]", "[BigInt]", "[Float]"
+NUMBER_ARGUMENTS = (INT_ARGUMENT, BIG_INT_ARGUMENT, FLOAT_ARGUMENT)
 
 
 @dataclass(frozen=True)
@@ -208,7 +211,7 @@ class Filter:
     lookup: str
     negate: bool = False
     parse: object = None  # str -> value; raises ValueError with the user-facing message
-    kind: str = "value"  # value | related | tags | search | custom
+    kind: str = "value"  # value | related | has | tags | search | custom
     build: object = None  # custom filters: parsed values -> Q
     oracle: object = None  # custom filters: (obj, parsed values[, reader]) -> bool, the same in Python
     samples: tuple | Callable = ()  # custom filters: values worth trying (or a callable giving them)
@@ -229,6 +232,9 @@ class Filter:
                 lambda a, b: a & b,
                 (reduce(lambda x, y: x | y, (Q(**{f"{f}__icontains": v}) for f in fields)) for v in parsed),
             )
+        if self.kind == "has":  # at least one related object (true) or none (false)
+            match = Q(**{f"{self.path}__isnull": False})
+            return match if parsed[-1] else ~match
         if self.lookup == "isnull":
             return Q(**{f"{self.path}__isnull": parsed[-1]})
         if self.lookup == "exact" and len(parsed) > 1:
@@ -247,75 +253,153 @@ class Filter:
             raise FilterError({self.name: [str(exc)]}) from None
 
 
-def _family(model_field) -> tuple[dict, object]:
-    """The lookup family and value parser of a concrete model field."""
+@dataclass(frozen=True)
+class Family:
+    """The lookups a field's kind takes: `parse` reads the values of the exact ones (`` and
+    `n`), `loose` those of the others (a choice field's `__ic` takes any text), `argument` is
+    their GraphQL type."""
+
+    lookups: dict
+    parse: object = None
+    loose: object = None
+    argument: str = LIST_ARGUMENT
+
+
+NO_FAMILY = Family({})
+RELATED = Family(EXACT_LOOKUPS)  # related objects, by id or natural key
+
+
+def _family(model_field) -> Family:
+    """The lookup family of a concrete model field."""
     if isinstance(model_field, models.BooleanField):
-        return BOOLEAN_LOOKUPS, parse_bool
+        return Family(BOOLEAN_LOOKUPS, parse_bool, parse_bool, BOOLEAN_ARGUMENT)
     if isinstance(model_field, models.UUIDField):
-        return EXACT_LOOKUPS, parse_uuid
+        return Family(EXACT_LOOKUPS, parse_uuid, parse_uuid)
     if isinstance(model_field, models.DateTimeField):
-        return NUMERIC_LOOKUPS, parse_datetime_value
+        return Family(NUMERIC_LOOKUPS, parse_datetime_value, parse_datetime_value)
     if isinstance(model_field, models.DateField):
-        return NUMERIC_LOOKUPS, parse_date_value
+        return Family(NUMERIC_LOOKUPS, parse_date_value, parse_date_value)
+    if isinstance(model_field, models.IntegerField) and model_field.choices:
+        return _choice_family(model_field)  # a number among choices (a rack's width), as text
     if isinstance(model_field, models.DecimalField | models.FloatField):
-        return NUMERIC_LOOKUPS, parse_decimal
+        return Family(NUMERIC_LOOKUPS, parse_decimal, parse_decimal, FLOAT_ARGUMENT)
     if isinstance(model_field, models.IntegerField):
-        return NUMERIC_LOOKUPS, parse_int
+        big = isinstance(model_field, models.BigIntegerField | models.PositiveBigIntegerField)
+        return Family(NUMERIC_LOOKUPS, parse_int, parse_int, BIG_INT_ARGUMENT if big else INT_ARGUMENT)
     if isinstance(model_field, models.CharField | models.TextField):
         if getattr(model_field, "filter_value", None) is not None:  # stored in one form (a MAC address)
-            return STRING_LOOKUPS, model_field.filter_value
+            return Family(STRING_LOOKUPS, model_field.filter_value, model_field.filter_value)
         if getattr(model_field, "exact_lookups_only", False):
-            return EXACT_LOOKUPS, None
+            return Family(EXACT_LOOKUPS)
         if model_field.choices:
-            choices = {str(value) for value, _ in model_field.flatchoices}
+            return _choice_family(model_field)
+        return Family(STRING_LOOKUPS)
+    return NO_FAMILY
 
-            def parse_choice(value: str):
-                if value not in choices:
-                    raise ValueError(_invalid_choice(value))
-                return value
 
-            return EXACT_LOOKUPS, parse_choice
-        return STRING_LOOKUPS, None
-    return {}, None
+def _choice_family(model_field) -> Family:
+    """A choice is matched exactly among the choices; its other lookups take any text."""
+    choices = {str(value) for value, _ in model_field.flatchoices}
+
+    def parse_choice(value: str):
+        if value not in choices:
+            raise ValueError(_invalid_choice(value))
+        return value
+
+    return Family(STRING_LOOKUPS, parse_choice)
+
+
+EXACT_SUFFIXES = ("", "n")
+TEXT_PARSERS = {"isnull": parse_bool, "regex": parse_regex, "iregex": parse_regex}
+
+
+def nullable_at(model: type[models.Model], path: str) -> bool:
+    """Whether the field at the end of an ORM path may be empty: null, a to-many relation (no
+    related object) or a reverse relation, as the reference's filters offer `__isnull` on."""
+    try:
+        for part in path.split("__")[:-1]:
+            model = model._meta.get_field(part).related_model
+        field = model._meta.get_field(path.split("__")[-1])
+    except Exception:
+        return False
+    if field.many_to_many and not field.auto_created:  # a many-to-many field of this model
+        return bool(getattr(field, "null", False)) or field.name == "tags"
+    return bool(getattr(field, "null", False))
+
+
+def membership_relations(resource: Resource) -> dict[str, str]:
+    """`has_<relation>` filters: every relation to many objects of a registered model (the
+    objects whose foreign key or many-to-many field points here, and this model's many-to-many
+    fields) by the name its lists have, and the declared ones (`Resource.has`: a nullable
+    foreign key such as a port's cable): name -> ORM path."""
+    from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel, OneToOneRel
+
+    found = {}
+    for rel in resource.model._meta.get_fields():
+        if isinstance(rel, OneToOneRel) or not isinstance(rel, ManyToOneRel | ManyToManyRel) or rel.hidden:
+            continue
+        if resource_for(rel.related_model) is not None:
+            found[rel.get_accessor_name()] = rel.name
+    for spec in resource.fields:
+        if spec.kind == MANY_TO_MANY and spec.name != "tags" and resource_for(spec.target) is not None:
+            found[spec.name] = spec.name
+    for name in resource.has:
+        found[name] = name
+    return found
 
 
 def build_filters(resource: Resource) -> dict[str, Filter]:
-    """Every filter a resource accepts, keyed by its parameter name."""
+    """Every filter a resource accepts, keyed by its parameter name: each field's lookup family
+    (with `__isnull` where the field may be empty), `has_<relation>` for its relations to many
+    objects, then the declared filters, which take precedence."""
     found: dict[str, Filter] = {}
+    defaults = resource.default_lookups
 
-    def add(name, path, lookups, parse, kind="value", nullable=False, legacy=False):
-        for suffix, (lookup, negate) in {**lookups, **(ISNULL if nullable else {})}.items():
+    def add(name, path, family, kind="value", nullable=False, legacy=False):
+        lookups = {**family.lookups, **(ISNULL if nullable else {})}
+        if name in defaults and "" in lookups:  # the bare name's lookup, as the reference's
+            lookups[""] = (defaults[name], False)
+        for suffix, (lookup, negate) in lookups.items():
             key = f"{name}__{suffix}" if suffix else name
-            value_parse = {"isnull": parse_bool, "regex": parse_regex, "iregex": parse_regex}.get(
-                lookup, parse
-            )
-            found[key] = Filter(key, path, lookup, negate, value_parse, kind, legacy=legacy)
+            exact = suffix in EXACT_SUFFIXES and lookup == "exact"
+            parse = TEXT_PARSERS.get(lookup, family.parse if exact else family.loose)
+            argument = BOOLEAN_ARGUMENT if lookup == "isnull" else family.argument
+            found[key] = Filter(key, path, lookup, negate, parse, kind, legacy=legacy, argument=argument)
 
-    add("id", "pk", EXACT_LOOKUPS, parse_int if resource.integer_pk else parse_uuid)
+    for name, path in membership_relations(resource).items():
+        found[f"has_{name}"] = Filter(
+            f"has_{name}", path, "has", False, parse_bool, "has", argument=BOOLEAN_ARGUMENT
+        )
+    pk_parse = parse_int if resource.integer_pk else parse_uuid
+    add("id", "pk", Family(EXACT_LOOKUPS, pk_parse, pk_parse))
+    model = resource.model
     for spec in resource.fields:
         f = spec.model_field
         if spec.kind == SCALAR:
-            lookups, parse = _family(f)
-            if lookups:
-                nullable = f.null and lookups is not STRING_LOOKUPS
-                add(spec.name, spec.name, lookups, parse, nullable=nullable, legacy=spec.legacy)
+            family = _family(f)
+            if family.lookups:
+                add(spec.name, spec.name, family, nullable=f.null, legacy=spec.legacy)
         elif spec.kind == FOREIGN_KEY:
-            add(spec.name, spec.name, EXACT_LOOKUPS, None, "related", nullable=f.null)
+            add(spec.name, spec.name, RELATED, "related", nullable=f.null)
             if f.concrete and f"{spec.name}_id" not in {s.name for s in resource.fields}:
                 integer = isinstance(f.target_field, models.IntegerField)  # a group's id
-                add(f"{spec.name}_id", f.attname, EXACT_LOOKUPS, parse_int if integer else parse_uuid)
+                parse = parse_int if integer else parse_uuid
+                add(f"{spec.name}_id", f.attname, Family(EXACT_LOOKUPS, parse, parse), nullable=f.null)
         elif spec.kind == CONTENT_TYPE:
-            add(spec.name, spec.name, EXACT_LOOKUPS, parse_content_type, nullable=f.null)
+            family = Family(EXACT_LOOKUPS, parse_content_type, parse_content_type)
+            add(spec.name, spec.name, family, nullable=f.null)
         elif spec.kind == CONTENT_TYPES:
-            add(spec.name, spec.name, {"": ("exact", False)}, parse_content_type)
+            add(spec.name, spec.name, Family({"": ("exact", False)}, parse_content_type))
         elif spec.kind == MANY_TO_MANY and spec.name == "tags":
             for name in ("tags", "tag"):
                 found[name] = Filter(name, "tags", "exact", False, None, "tags")
                 found[f"{name}__n"] = Filter(f"{name}__n", "tags", "exact", True, None, "tags")
+            add("tags", "tags", Family({}), "related", nullable=True)
     for name in resource.timestamps:
-        add(name, name, NUMERIC_LOOKUPS, parse_datetime_value)
+        family = Family(NUMERIC_LOOKUPS, parse_datetime_value, parse_datetime_value)
+        add(name, name, family, nullable=model._meta.get_field(name).null)
     for name, path in resource.relations.items():
-        add(name, path, EXACT_LOOKUPS, None, "related")
+        add(name, path, RELATED, "related", nullable=nullable_at(model, path))
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
     legacy = set(resource.legacy.filters)
     for name, custom in {**extended, **resource.filters, **resource.legacy.filters}.items():
@@ -432,6 +516,12 @@ def too_many_values(arguments: dict) -> dict[str, list[str]]:
     return errors
 
 
+def _text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else str(value)
+
+
 def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[str, Filter], user=None):
     """Narrow `queryset` by every given filter argument (a list of strings each, or a GraphQL
     Boolean) for `user`, the reader (None: no one reads, a stored filter). A condition across a
@@ -445,10 +535,10 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
     for name, values in arguments.items():
         if values is None:
             continue
-        if isinstance(values, bool):
-            values = ["true" if values else "false"]
-        elif isinstance(values, str):
+        if isinstance(values, bool | str | int | float):
             values = [values]
+        if isinstance(values, list):  # typed arguments (Int, Boolean, Float) read as text is
+            values = [_text(v) for v in values]
         f = filters[name]
         try:
             if f.kind == "related":

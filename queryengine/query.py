@@ -14,7 +14,10 @@ from django.db.models.functions import Coalesce
 
 from .filters import (
     BOOLEAN_ARGUMENT,
+    FLOAT_ARGUMENT,
+    INT_ARGUMENT,
     LIST_ARGUMENT,
+    NUMBER_ARGUMENTS,
     Filter,
     FilterError,
     apply_filters,
@@ -112,18 +115,43 @@ def argument_type(resource: Resource, name: str) -> str:
     return LIST_ARGUMENT if f is None else f.argument
 
 
+INT_RANGE = (-(2**31), 2**31 - 1)  # GraphQL's Int
+
+
+def _typed(f: Filter, values):
+    """Query string values in the type of a filter's GraphQL argument (FilterError if one cannot
+    be): a Boolean is the last value given, a list of numbers each value read as a number."""
+    if f.argument == BOOLEAN_ARGUMENT:
+        return f._parse(values if isinstance(values, str) else values[-1])
+    parsed = [
+        f._parse(v) if isinstance(v, str) else v for v in ([values] if isinstance(values, str) else values)
+    ]
+    if f.argument == FLOAT_ARGUMENT:
+        if not all(isinstance(v, int | float) or v.is_finite() for v in parsed):
+            raise FilterError({f.name: ["Enter a number."]})
+        return [float(v) for v in parsed]
+    if f.argument == INT_ARGUMENT:
+        low, high = INT_RANGE
+        for v in parsed:
+            if v > high:
+                raise FilterError({f.name: [f"Ensure this value is less than or equal to {high}."]})
+            if v < low:
+                raise FilterError({f.name: [f"Ensure this value is greater than or equal to {low}."]})
+    return parsed
+
+
 def argument_values(resource: Resource, user, given: dict) -> dict:
     """Filter values as query strings carry them (lists of strings) in the types of their GraphQL
-    arguments: a Boolean one is its last value, true or false. A bad one is refused together
-    with every other filter's error (FilterError), as one answer names them all."""
+    arguments: a Boolean one is its last value, true or false; numbers are numbers. A bad one is
+    refused together with every other filter's error (FilterError), as one answer names them all."""
     known = filters_of(resource)
     arguments, errors = dict(given), {}
     for name, values in given.items():
         f = known.get(name)
-        if f is None or f.argument != BOOLEAN_ARGUMENT or isinstance(values, bool) or not values:
+        if f is None or f.argument not in TYPED_ARGUMENTS or isinstance(values, bool) or not values:
             continue
         try:
-            arguments[name] = f._parse(values if isinstance(values, str) else values[-1])
+            arguments[name] = _typed(f, values)
         except FilterError as exc:
             errors.update(exc.errors)
             del arguments[name]
@@ -134,6 +162,9 @@ def argument_values(resource: Resource, user, given: dict) -> dict:
             errors.update(exc.errors)
         raise FilterError(errors)
     return arguments
+
+
+TYPED_ARGUMENTS = (BOOLEAN_ARGUMENT, *NUMBER_ARGUMENTS)
 
 
 def ordering(resource: Resource, order_by: list[str] | None) -> list[str]:

@@ -280,6 +280,12 @@ class Resource:
     # Filters by a related object that name only some of its objects: filter -> their lookups
     # (a tunnel endpoint's `tunnel_interface` takes tunnel interfaces: {"type": "tunnel"}).
     filter_choices: dict[str, dict] = field(default_factory=dict)
+    # Filters whose bare name matches with another lookup than `exact` (their `__<lookup>` ones
+    # keep theirs): {"serial": "iexact"} finds "GQ-SN-1" by "gq-sn-1", as the reference's does.
+    default_lookups: dict[str, str] = field(default_factory=dict)
+    # Foreign keys (or ORM paths) that take a `has_<name>` filter beside the generated ones of
+    # every relation to many objects: a port's `has_cable`.
+    has: tuple[str, ...] = ()
     # Objects usable only on the models their `content_types` name (statuses, roles, tags).
     scoped_by_content_types: bool = False
     # Fields whose statuses, roles or tags are not limited to this model (a config context's

@@ -16,7 +16,14 @@ from graphene_django import DjangoObjectType
 
 from . import customschema, naturalslug, query, relatedlists, uploads
 from .documents import GENERIC_MARK
-from .filters import BOOLEAN_ARGUMENT, CUSTOM_FIELDS_ARGUMENT, LIST_ARGUMENT
+from .filters import (
+    BIG_INT_ARGUMENT,
+    BOOLEAN_ARGUMENT,
+    CUSTOM_FIELDS_ARGUMENT,
+    FLOAT_ARGUMENT,
+    INT_ARGUMENT,
+    LIST_ARGUMENT,
+)
 from .registry import (
     COMPUTED,
     CONTENT_TYPE,
@@ -35,7 +42,7 @@ from .registry import (
     resource_for,
     resources,
 )
-from .scalars import UUID, GenericScalar, scalar_for
+from .scalars import UUID, BigInt, GenericScalar, scalar_for
 
 
 @dataclass
@@ -297,15 +304,21 @@ def related_list_field(relation: relatedlists.Relation) -> graphene.Field:
     )
 
 
+PAGED = ("limit", "offset", "order_by")  # a list's arguments that are not its filters
+
+
 def share_list_arguments(built: graphene.Schema) -> None:
     """Every list of related objects takes the arguments of its members' root list, one set per
-    member type shared by all the lists of it: built for each list, the hundreds of lists'
-    tens of thousands of arguments would take seconds at every start."""
+    member type shared by all the lists of it, and each root list's count takes the list's
+    filters: built for each list, the hundreds of lists' tens of thousands of arguments would
+    take seconds at every start."""
     types = built.graphql_schema.type_map
     roots = built.graphql_schema.query_type.fields
     shared: dict = {}
     for resource in resources():
         customschema.ROOT_LISTS[resource.type_name] = (resource.list_field, f"{resource.list_field}_count")
+        listed = roots[resource.list_field].args
+        roots[f"{resource.list_field}_count"].args = {k: v for k, v in listed.items() if k not in PAGED}
         for name, target in _list_fields(resource):
             if target not in shared:
                 root = roots[target.list_field].args
@@ -344,6 +357,9 @@ ARGUMENT_TYPES = {
     LIST_ARGUMENT: lambda: graphene.List(graphene.String),
     CUSTOM_FIELDS_ARGUMENT: GenericScalar,
     BOOLEAN_ARGUMENT: graphene.Boolean,
+    INT_ARGUMENT: lambda: graphene.List(graphene.Int),
+    BIG_INT_ARGUMENT: lambda: graphene.List(BigInt),
+    FLOAT_ARGUMENT: lambda: graphene.List(graphene.Float),
 }
 
 
@@ -376,9 +392,9 @@ def build_query() -> type:
             },
             resolver=lambda root, info, _r=resource, **args: root_list(_r, info, args),
         )
+        # Its filters are the list's, shared once the schema is built (share_list_arguments).
         fields[f"{resource.list_field}_count"] = graphene.Field(
             graphene.Int,
-            args=arguments,
             resolver=lambda root, info, _r=resource, **args: query.count_queryset(
                 _r, info.context.user, args
             ),

@@ -280,6 +280,31 @@ def related_at(obj, path: str) -> list:
     return found
 
 
+def ends_empty(obj, path: str) -> bool:
+    """Whether some chain of related objects along `path` ends with none."""
+    found = [obj]
+    for part in path.split("__"):
+        step = []
+        for item in found:
+            value = getattr(item, part, None)
+            related = list(value.all()) if hasattr(value, "all") else [] if value is None else [value]
+            if not related:
+                return True
+            step.extend(related)
+        found = step
+    return False
+
+
+def accessor_path(model, path: str) -> str:
+    """An ORM path (query names) as attribute names: a reverse relation's accessor."""
+    names = []
+    for part in path.split("__"):
+        field = model._meta.get_field(part)
+        names.append(field.get_accessor_name() if field.auto_created and not field.concrete else part)
+        model = field.related_model
+    return "__".join(names)
+
+
 # Searched by the addresses and networks they hold too; other models' search reads their
 # `search` fields (and may match more, as a data rate's number).
 NETWORK_SEARCH = (Prefix, IPAddress)
@@ -314,7 +339,7 @@ def sample_values(flt: Filter, resource, objects) -> list:
     if flt.kind == "tags":
         names = sorted({t.name for o in objects for t in o.tags.all()})
         return [names[0], [names[0], names[-1]]] if names else []
-    if flt.lookup == "isnull":
+    if flt.lookup == "isnull" or flt.kind == "has":
         return ["true", "false"]
     spec = next((f for f in resource.fields if f.name == flt.path), None)
     if spec is not None and spec.kind == CONTENT_TYPES:
@@ -372,6 +397,13 @@ def matches(flt: Filter, resource, obj, raw, reader=None) -> bool:
     if flt.kind == "tags":
         names = {t.name for t in obj.tags.all()}
         return not names & set(values) if flt.negate else set(values) <= names
+    if flt.kind == "has":
+        return bool(related_at(obj, accessor_path(resource.model, flt.path))) == (values[0] == "true")
+    if flt.lookup == "isnull" and flt.kind == "related":
+        # As SQL joins read it: some chain of related objects ends empty (true), or reaches an
+        # object (false); across to-many relations both may hold.
+        path = accessor_path(resource.model, flt.path)
+        return ends_empty(obj, path) if values[0] == "true" else bool(related_at(obj, path))
     actual = value_at(obj, flt.path)
     if flt.lookup == "isnull":
         return (actual is None) == (values[0] == "true")

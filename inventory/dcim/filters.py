@@ -22,6 +22,7 @@ def flag(build, oracle) -> CustomFilter:
         parse_bool,
         lambda obj, values: oracle(obj) == values[-1],
         ("true", "false"),
+        boolean=True,  # a Boolean argument, as the reference's boolean filters
     )
 
 

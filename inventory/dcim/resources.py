@@ -96,6 +96,15 @@ CONNECTED_ENDPOINT = {
 }
 
 
+# Devices and virtual machines with a primary address of either family.
+HAS_PRIMARY_IP = flag(
+    lambda _: Q(primary_ip4__isnull=False) | Q(primary_ip6__isnull=False),
+    lambda machine: machine.primary_ip4_id is not None or machine.primary_ip6_id is not None,
+)
+# A serial number is matched in any case, as the reference's racks, devices and items match it.
+SERIAL = {"serial": "iexact"}
+
+
 def cabled(endpoint: bool = True, **declaration) -> dict:
     """A cable-able resource's declaration: it also shows its cable and the object at the far end,
     and an endpoint (not a front or rear port) where its path arrives."""
@@ -109,6 +118,7 @@ def cabled(endpoint: bool = True, **declaration) -> dict:
         "generic": {**generic, **declaration.get("generic", {})},
         "read_only": ("cable", *declaration.get("read_only", ())),
         "nested_as_generic": ("cable",),
+        "has": ("cable", *declaration.get("has", ())),
         "filters": {
             "cabled": flag(lambda _: Q(cable__isnull=False), lambda end: end.cable_id is not None),
             **({"connected": CONNECTED, "has_connected_endpoint": REACHING} if endpoint else {}),
@@ -373,6 +383,7 @@ for template, route in TEMPLATES:
             search=("name", "label", "description"),
             natural_key=None,
             changes_relate_to=parents,
+            has=parents,
             notes_url_null=True,  # templates take no notes, as the reference's
         )
     )
@@ -399,6 +410,7 @@ register(
         "dcim/racks",
         search=("name", "facility_id", "serial", "asset_tag", "comments"),
         counts={"device_count": "dcim.Device.rack", "power_feed_count": "dcim.PowerFeed.rack"},
+        default_lookups=SERIAL,
         natural_key=None,
         legacy=Legacy(
             nested=("name", "device_count"),
@@ -430,6 +442,8 @@ register(
             ("name", "device_type__manufacturer__name", "device_type__model", "pk"), device_display
         ),
         search=("name", "serial", "asset_tag", "comments"),
+        default_lookups=SERIAL,
+        has=("software_version",),
         read_only=(
             "local_config_context_data_owner_content_type",
             "local_config_context_data_owner_object_id",
@@ -451,10 +465,7 @@ register(
             filters=site_filters(),
         ),
         filters={
-            "has_primary_ip": flag(
-                lambda _: Q(primary_ip4__isnull=False) | Q(primary_ip6__isnull=False),
-                lambda device: device.primary_ip4_id is not None or device.primary_ip6_id is not None,
-            ),
+            "has_primary_ip": HAS_PRIMARY_IP,
             "has_interfaces": flag(
                 lambda _: Q(interfaces__isnull=False), lambda device: device.interfaces.exists()
             ),
@@ -645,6 +656,7 @@ register(
         search=("name", "label", "description", "position"),
         # The installed module is not shown on a bay (the reference shows it on the module only).
         relations={"location": "parent_device__location", "installed_module": "installed_module"},
+        has=("parent_device", "parent_module"),
         filters={
             "has_installed_module": flag(
                 lambda _: Q(installed_module__isnull=False), lambda bay: hasattr(bay, "installed_module")
@@ -660,6 +672,8 @@ register(
         "dcim/inventory-items",
         search=("name", "label", "description", "part_id", "serial", "asset_tag"),
         relations={"location": "device__location"},
+        default_lookups=SERIAL,
+        has=("software_version",),
         natural_key=None,
         changes_relate_to=("device",),
         legacy=Legacy(nested=("device", "name", "_depth"), renamed={"_depth": "tree_depth"}),

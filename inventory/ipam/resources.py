@@ -251,6 +251,7 @@ register(
         ),
         hidden=BYTES,
         read_only=("locations", "vrfs"),
+        has=("rir",),
         # Shown as their lists, as the reference shows them; the single ones are still written.
         write_only=("location", "vrf"),
         natural_key=None,
@@ -304,6 +305,7 @@ register(
         display=Display(("ip_version", "host_address", "mask_length"), networks.cidr_text),
         hidden=("network_address", "broadcast_address", "host_address"),
         reverse={"nat_outside_list": "IPAddress.nat_inside"},
+        has=("nat_inside",),
         read_only=("interfaces", "vm_interfaces"),
         # Taken, as the reference takes it, but shown as the address's parent prefix.
         write_only=("namespace",),

@@ -1,5 +1,5 @@
 from inventory.dcim.legacy import site_filters, site_of
-from inventory.dcim.resources import PRIMARY_IP
+from inventory.dcim.resources import HAS_PRIMARY_IP, PRIMARY_IP
 from queryengine.registry import Legacy, Resource, register
 
 from .models import Cluster, ClusterGroup, ClusterType, VirtualMachine, VMInterface
@@ -47,6 +47,8 @@ register(
             "local_config_context_data_owner_object_id",
         ),
         relations={"location": "cluster__location"},
+        filters={"has_primary_ip": HAS_PRIMARY_IP},
+        has=("software_version",),
         natural_key=None,
         legacy=Legacy(
             nested=("name",),
