@@ -637,10 +637,10 @@ class RootPlan:
             )
             if viewer.budget is not None:
                 viewer.budget.take(len(page))
-        elif (found := self.readable_id(arguments["id"], viewer)) is not None:
+        elif (found := self.readable_id(arguments.get("id"), viewer)) is not None:
             page = found  # the plan's query finds the object, or nothing
         else:
-            page = query.single_queryset(self.resource, user, arguments["id"], ids).values_list(
+            page = query.single_queryset(self.resource, user, arguments.get("id"), ids).values_list(
                 "_id", flat=True
             )
         rows, loaded = plan.fetch(list(page), context.base_url, viewer, memo={})

@@ -383,10 +383,12 @@ def build_query() -> type:
                 _r, info.context.user, args
             ),
         )
+        # `ID`, as the reference types it (a `UUID` variable is taken too: rules.as_id); no id
+        # finds nothing.
         fields[resource.single_field] = graphene.Field(
             object_type,
-            id=graphene.Argument(graphene.Int if resource.integer_pk else UUID, required=True),
-            resolver=lambda root, info, id, _r=resource: query.single_queryset(
+            id=graphene.ID(),
+            resolver=lambda root, info, id=None, _r=resource: query.single_queryset(
                 _r, info.context.user, id
             ).first(),
         )
