@@ -247,6 +247,10 @@ class Resource:
     # name -> (type field, id field) or (type field, id field, object types it may point at):
     # with its targets named, a generic relation nests like a foreign key at depth > 0.
     generic: dict[str, tuple] = field(default_factory=dict)
+    # Generic relations GraphQL also shows as one field per type they may point at, each the
+    # object when it is of that type, else null: name -> (field prefix, object types); a cable
+    # end's ("cable_peer", ("dcim.interface", ...)) gives `cable_peer_interface`, ...
+    generic_by_type: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     # Generic relations that may outlive their object (a change record's changed object): null
     # once it is gone. Others are removed with their object (deletion hooks), never dangling.
     dangling: tuple[str, ...] = ()
@@ -272,6 +276,10 @@ class Resource:
     view_permission: bool = True  # False: any signed-in user may read (their scope still applies)
     computed: dict[str, Computed] = field(default_factory=dict)  # shown before the model fields
     reverse: dict[str, str] = field(default_factory=dict)  # name -> "<Model>.<fk>" pointing here
+    # Further lists of related objects GraphQL shows: name -> "<app_label>.<Model>.<path to this
+    # model>", the members and the ORM path from them to their owner (a device's `all_modules`:
+    # "dcim.Module.parent_module_bay__parent_device").
+    lists: dict[str, str] = field(default_factory=dict)
     filters: dict[str, CustomFilter] = field(default_factory=dict)
     search_q: Callable | None = None  # str -> Q, replacing the `search` fields' icontains
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
@@ -361,8 +369,7 @@ class Resource:
 
     @property
     def single_field(self) -> str:
-        # LocationType -> location_type, IPAddress -> ip_address, VLANGroup -> vlan_group
-        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", self.model.__name__).lower()
+        return words(self.model)
 
     @property
     def type_name(self) -> str:
@@ -498,6 +505,12 @@ class Resource:
             return apps.get_model(app_label, model_name), fk
         except LookupError:
             return None
+
+
+def words(model: type[models.Model]) -> str:
+    """A model's name in words joined by underscores: LocationType -> location_type, IPAddress ->
+    ip_address, VLANGroup -> vlan_group, VMInterface -> vm_interface."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", model.__name__).lower()
 
 
 CREATED_DATE = "created_date"  # the date of `created`, as API 1.x showed it

@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 
+from django.apps import apps
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Window
@@ -24,7 +25,7 @@ from graphql import GraphQLError
 
 from . import query
 from .filters import apply_filters
-from .registry import CONTENT_TYPES, MANY_TO_MANY, REVERSE, Resource, resource_for
+from .registry import CONTENT_TYPES, MANY_TO_MANY, REVERSE, Resource, resource_for, words
 
 PAGING = ("limit", "offset")
 # Fields every object type has whatever its model (schema.py): no relation takes their names.
@@ -90,22 +91,51 @@ def of_spec(spec) -> Relation | None:
     return None
 
 
+def reference_name(rel) -> str:
+    """The name the reference's schema gives a relation: its accessor, but one that runs its
+    members' model name together (`consoleports`, `frontporttemplates`: a relation named after
+    its members' class) in words (`console_ports`, `front_port_templates`)."""
+    name = rel.get_accessor_name()
+    return f"{words(rel.related_model)}s" if name == f"{rel.related_model._meta.model_name}s" else name
+
+
 @cache
 def relations_of(resource: Resource) -> dict[str, Relation]:
     """The lists GraphQL shows beside the declared fields: every foreign key and many-to-many
-    field of a registered model pointing at this one, by its accessor name (hidden ones, with a
-    `+` name, left out), unless a declared field already shows it or has its name."""
+    field of a registered model pointing at this one, by its reference name (hidden ones, with a
+    `+` name, left out), unless a declared field already shows it or has its name; a relation
+    whose accessor differs from that name answers to its accessor too (`former_names`)."""
     taken = {spec.name for spec in resource.fields} | set(resource.counts) | set(resource.timestamps) | OWN
     declared = {spec.model_field for spec in resource.fields if spec.kind == REVERSE}
     found: dict[str, Relation] = {}
     for rel in resource.model._meta.get_fields():
         if not isinstance(rel, ManyToOneRel | ManyToManyRel) or isinstance(rel, OneToOneRel) or rel.hidden:
             continue
-        name = rel.get_accessor_name()
-        if resource_for(rel.related_model) is None or rel.field in declared or name in taken:
+        if resource_for(rel.related_model) is None or rel.field in declared:
             continue
-        found[name] = backward(name, rel.related_model, rel.field)
+        for name in dict.fromkeys((reference_name(rel), rel.get_accessor_name())):
+            if name not in taken and name not in found:
+                found[name] = backward(name, rel.related_model, rel.field)
+    for name, source in resource.lists.items():
+        app_label, model_name, path = source.split(".")
+        target = apps.get_model(app_label, model_name)
+        if resource_for(target) is not None and name not in taken:
+            owner = path if "__" in path else target._meta.get_field(path).attname
+            found[name] = Relation(name, target, target, owner, None)
     return found
+
+
+@cache
+def former_names(resource: Resource) -> dict[str, str]:
+    """{accessor: reference name} of the relations shown under both (the accessor deprecated)."""
+    names = relations_of(resource)
+    former: dict[str, str] = {}
+    for rel in resource.model._meta.get_fields():
+        if isinstance(rel, ManyToOneRel | ManyToManyRel) and not rel.hidden:
+            old, new = rel.get_accessor_name(), reference_name(rel)
+            if old != new and old in names and new in names and names[old].through is names[new].through:
+                former[old] = new
+    return former
 
 
 def list_relation(resource: Resource, name: str) -> Relation | None:

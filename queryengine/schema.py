@@ -269,8 +269,10 @@ def _field_attrs(resource: Resource) -> dict:
             attrs[name] = graphene.Field(scalar)
     for name in resource.timestamps:
         attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
+    attrs.update(generic_by_type_fields(resource))
+    former = relatedlists.former_names(resource)
     for name, relation in relatedlists.relations_of(resource).items():
-        attrs[name] = related_list_field(relation)
+        attrs[name] = related_list_field(relation, former.get(name))
     if resource.has_notes:
         attrs["notes_url"] = graphene.String(
             resolver=lambda root, info: object_url(info.context, resource, root.pk) + "notes/"
@@ -286,14 +288,37 @@ def _field_attrs(resource: Resource) -> dict:
     return attrs
 
 
-def related_list_field(relation: relatedlists.Relation) -> graphene.Field:
+def generic_by_type_fields(resource: Resource) -> dict:
+    """`<prefix>_<type>` of each generic relation shown by type (Resource.generic_by_type)."""
+    attrs: dict = {}
+    for name, (prefix, object_types) in resource.generic_by_type.items():
+        spec = next(s for s in resource.fields if s.name == name)
+        type_field, id_field = spec.columns
+        for object_type in object_types:
+            target = resource_by_object_type(object_type)
+            if target is None or f"{prefix}_{target.single_field}" in attrs:
+                continue
+            attrs[f"{prefix}_{target.single_field}"] = graphene.Field(
+                _type_of(target.model),
+                resolver=lambda root, info, _t=type_field, _i=id_field, _o=object_type: (
+                    generic_object(_o, value_at(root, _i), info.context)
+                    if content_type_label(value_at(root, _t)) == _o
+                    else None
+                ),
+            )
+    return attrs
+
+
+def related_list_field(relation: relatedlists.Relation, renamed: str | None = None) -> graphene.Field:
     """A list of related objects taking the members' list filters, `limit` and `offset`: the
-    arguments of the members' root list (but `order_by`), given once the schema is built."""
+    arguments of the members' root list (but `order_by`), given once the schema is built. A
+    former name says which name replaces it."""
     return graphene.Field(
         graphene.List(_type_of(relation.target)),
         resolver=lambda root, info, _r=relation, **args: relatedlists.members(
             _r, root, info.context.viewer(), args
         ),
+        deprecation_reason=f"Use `{renamed}`." if renamed else None,
     )
 
 

@@ -108,3 +108,36 @@ def test_custom_fields_are_fields_and_filters(resource, sample, superuser):
 
 def _id(pk):
     return pk if isinstance(pk, int) else str(pk)
+
+
+BY_TYPE = [r for r in RESOURCES if r.generic_by_type]
+
+
+@pytest.mark.parametrize("resource", BY_TYPE, ids=lambda r: r.route)
+def test_generic_relations_shown_by_type(resource, sample, superuser):
+    """`<prefix>_<type>` (a cable end's `cable_peer_interface`, `connected_circuit_termination`) is
+    the generic relation's object where it is of that type, else null."""
+    from queryengine.registry import resource_by_object_type
+
+    fields = {
+        name: {f"{prefix}_{resource_by_object_type(t).single_field}": t for t in types}
+        for name, (prefix, types) in resource.generic_by_type.items()
+    }
+    selections = " ".join(
+        f"{name} {{ id object_type }} " + " ".join(f"{field} {{ id }}" for field in by_type)
+        for name, by_type in fields.items()
+    )
+    context = RequestContext(user=superuser, base_url=BASE)
+    result = engine.run(
+        f"{{ {resource.list_field}(limit: 50) {{ {selections} }} }}", {}, context, supplied=True
+    )
+    assert not result.errors, result.errors
+    shown = 0
+    for row in orjson.loads(dumps(result.data))[resource.list_field]:
+        for name, by_type in fields.items():
+            target = row[name]
+            for field, object_type in by_type.items():
+                matches = target is not None and target["object_type"] == object_type
+                assert row[field] == ({"id": target["id"]} if matches else None), (name, field)
+                shown += matches
+    assert shown or resource.model._default_manager.filter(cable__isnull=False).count() == 0

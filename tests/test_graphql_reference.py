@@ -1,0 +1,132 @@
+"""GraphQL documents written against the reference's schema, through /api/graphql/: its `ID`
+arguments, field names and the values its clients read (Golden Config, Ansible's inventory)."""
+
+from inventory.dcim.models import Device
+
+from .test_graphql import post
+
+# As Golden Config's SoTAgg query declares its device.
+SOTAGG = """
+query ($device_id: ID!) {
+  device(id: $device_id) {
+    hostname: name
+    serial
+    primary_ip4 { id host mask_length address primary_ip4_for { name } }
+    role { name }
+    platform { name network_driver }
+    location { name parent { name } }
+    interfaces(name: ["Ethernet1"]) { name mode ip_addresses { address } lag { name } }
+  }
+}
+"""
+
+
+def test_a_device_is_read_by_an_id_variable(api, sample):
+    leaf = Device.objects.get(name="leaf1")
+    body = post(api, SOTAGG, {"device_id": str(leaf.pk)})
+    assert "errors" not in body, body
+    device = body["data"]["device"]
+    assert device["hostname"] == "leaf1" and device["location"]["name"] == leaf.location.name
+    host, length = device["primary_ip4"].pop("address").split("/")
+    assert device["primary_ip4"] == {
+        "id": str(leaf.primary_ip4_id),
+        "host": host,
+        "mask_length": int(length),
+        "primary_ip4_for": [{"name": "leaf1"}],
+    }
+    assert device["interfaces"] == [
+        {
+            "name": "Ethernet1",
+            "mode": {"value": "access", "label": "Access"},
+            "ip_addresses": [{"address": f"{host}/{length}"}],
+            "lag": {"name": "bond0"},
+        }
+    ]
+
+
+def test_an_id_is_taken_as_an_id_a_uuid_or_a_literal(api, sample):
+    leaf = Device.objects.get(name="leaf1")
+    for declared in ("ID!", "ID", "UUID!", "UUID"):
+        body = post(api, f"query ($d: {declared}) {{ device(id: $d) {{ name }} }}", {"d": str(leaf.pk)})
+        assert body == {"data": {"device": {"name": "leaf1"}}}, declared
+    body = post(api, f'{{ device(id: "{leaf.pk}") {{ name }} by_uuid: devices(id: "{leaf.pk}") {{ name }} }}')
+    assert body == {"data": {"device": {"name": "leaf1"}, "by_uuid": [{"name": "leaf1"}]}}
+    # No id finds nothing; one that cannot be an id is refused, naming it.
+    body = post(api, "{ device { name } }")
+    assert body == {"data": {"device": None}}, body
+    body = post(api, '{ device(id: "nope") { name } }')
+    assert body["data"] == {"device": None}
+    assert body["errors"][0]["message"] == "'nope' is not a valid UUID."
+    # Other types are refused as before.
+    body = post(api, "query ($d: String!) { device(id: $d) { name } }", {"d": str(leaf.pk)}, status=400)
+    assert "of type 'String!' used in position expecting type 'ID'" in body["errors"][0]["message"]
+
+
+def test_cable_ends_show_their_peer_and_endpoint_by_type(api, sample):
+    body = post(
+        api,
+        """{
+          interfaces(name: ["Ethernet2"], device: ["leaf1"]) {
+            cable_peer_interface { name device { name } }
+            cable_peer_front_port { name }
+            connected_interface { name }
+            connected_circuit_termination { term_side }
+            cable { id }
+          }
+          circuit_terminations(cabled: "true") {
+            cable_peer_front_port { name device { name } }
+            cable_peer_interface { name }
+            cable_peer_circuit_termination { id }
+            cable_peer { id }
+          }
+        }""",
+    )
+    assert "errors" not in body, body
+    assert body["data"]["interfaces"] == [
+        {
+            "cable_peer_interface": {"name": "xe-0/0/0", "device": {"name": "core1"}},
+            "cable_peer_front_port": None,
+            "connected_interface": {"name": "xe-0/0/0"},
+            "connected_circuit_termination": None,
+            "cable": body["data"]["interfaces"][0]["cable"],
+        }
+    ]
+    [termination] = body["data"]["circuit_terminations"]
+    assert termination.pop("cable_peer")["id"]
+    assert termination == {
+        "cable_peer_front_port": {"name": "front1", "device": {"name": "core1"}},
+        "cable_peer_interface": None,
+        "cable_peer_circuit_termination": None,
+    }
+
+
+def test_lists_under_the_reference_names_and_the_former_ones(api, sample):
+    from inventory.dcim.models import Module
+
+    query = """{ devices(name: ["leaf1", "core1"]) {
+      name console_ports { name } consoleports { name } front_ports { name } frontports { name }
+      interfaces { name } all_interfaces { name } all_console_ports { name }
+      all_modules { id } all_module_bays { id } module_bays { id }
+    } }"""
+    for executor in ("compiled", "generic"):
+        # An alias sends the document to the generic executor: both answer alike.
+        text = (
+            query if executor == "compiled" else query.replace("name console_ports", "n: name console_ports")
+        )
+        body = post(api, text)
+        assert "errors" not in body, body
+        for device in body["data"]["devices"]:
+            name = device.get("name") or device.get("n")
+            assert device["console_ports"] == device["consoleports"] == device["all_console_ports"]
+            assert device["front_ports"] == device["frontports"]
+            assert device["interfaces"] == device["all_interfaces"] and device["interfaces"]
+            assert device["all_module_bays"] == device["module_bays"]
+            modules = Module.objects.filter(parent_module_bay__parent_device__name=name)
+            assert sorted(m["id"] for m in device["all_modules"]) == sorted(str(m.pk) for m in modules)
+        assert any(device["all_modules"] for device in body["data"]["devices"])
+    # The former names are deprecated in the schema.
+    body = post(
+        api, '{ __type(name: "DeviceType") { fields(includeDeprecated: true) { name deprecationReason } } }'
+    )
+    reasons = {f["name"]: f["deprecationReason"] for f in body["data"]["__type"]["fields"]}
+    assert reasons["consoleports"] == "Use `console_ports`." and reasons["console_ports"] is None
