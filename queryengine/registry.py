@@ -137,6 +137,25 @@ class Derived:
 
 
 @dataclass(frozen=True)
+class GenericList:
+    """The list a resource's objects make on each object they point at through a generic relation
+    (`type_field`, `id_field`): a contact association's `associated_contacts` on every object
+    that takes contacts. `applies(resource)` says which resources show it."""
+
+    type_field: str
+    id_field: str
+    applies: Callable
+
+
+def with_custom_fields(resource) -> bool:
+    return resource.has_custom_fields
+
+
+def every_object(resource) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
 class Legacy:
     """How API 1.x (spec §9: nested serializers, `brief`, slugs, value/label choices) shows a
     resource, beyond what every resource's 1.x form derives from its fields.
@@ -280,6 +299,8 @@ class Resource:
     # model>", the members and the ORM path from them to their owner (a device's `all_modules`:
     # "dcim.Module.parent_module_bay__parent_device").
     lists: dict[str, str] = field(default_factory=dict)
+    # Lists of this resource's objects GraphQL shows on the objects they point at: name -> GenericList.
+    generic_lists: dict[str, GenericList] = field(default_factory=dict)
     filters: dict[str, CustomFilter] = field(default_factory=dict)
     search_q: Callable | None = None  # str -> Q, replacing the `search` fields' icontains
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
@@ -608,13 +629,20 @@ REGISTRY: dict[type[models.Model], Resource] = {}
 # Hand-written GraphQL fields beside the generated ones: callables (types by name) -> {name: Field}.
 QUERY_EXTENSIONS: list[Callable] = []
 MUTATION_EXTENSIONS: list[Callable] = []
+# Fields of object types beside the generated ones: callables (resource, types by name) ->
+# {name: Field} (an object's dynamic groups, on every model groups may hold).
+TYPE_EXTENSIONS: list[Callable] = []
 
 
-def extend_graphql(query: Callable | None = None, mutation: Callable | None = None) -> None:
+def extend_graphql(
+    query: Callable | None = None, mutation: Callable | None = None, types: Callable | None = None
+) -> None:
     if query:
         QUERY_EXTENSIONS.append(query)
     if mutation:
         MUTATION_EXTENSIONS.append(mutation)
+    if types:
+        TYPE_EXTENSIONS.append(types)
 
 
 BY_OBJECT_TYPE: dict[str, Resource] = {}

@@ -17,6 +17,7 @@ from functools import cache
 
 from django.apps import apps
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import F, Window
 from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel, OneToOneRel
@@ -25,7 +26,7 @@ from graphql import GraphQLError
 
 from . import query
 from .filters import apply_filters
-from .registry import CONTENT_TYPES, MANY_TO_MANY, REVERSE, Resource, resource_for, words
+from .registry import CONTENT_TYPES, MANY_TO_MANY, REVERSE, Resource, resource_for, resources, words
 
 PAGING = ("limit", "offset")
 # Fields every object type has whatever its model (schema.py): no relation takes their names.
@@ -43,6 +44,9 @@ class Relation:
     through: type[models.Model]
     owner: str
     member: str | None
+    # A generic relation's: (its content type field, the owners' model); the owner column holds
+    # ids of objects of any type.
+    owner_type: tuple[str, type[models.Model]] | None = None
 
     @property
     def member_id(self) -> str:
@@ -51,6 +55,9 @@ class Relation:
     @property
     def present(self) -> dict:
         # A through table may hold rows for other relations (an address on a VM interface).
+        if self.owner_type is not None:
+            type_field, model = self.owner_type
+            return {f"{type_field}_id": ContentType.objects.get_for_model(model).pk}
         return {} if self.member is None else {f"{self.member}__isnull": False}
 
     def order(self) -> tuple[str, ...]:
@@ -122,6 +129,12 @@ def relations_of(resource: Resource) -> dict[str, Relation]:
         if resource_for(target) is not None and name not in taken:
             owner = path if "__" in path else target._meta.get_field(path).attname
             found[name] = Relation(name, target, target, owner, None)
+    if not resource.integer_pk and resource.versions is None:
+        for other in resources():
+            for name, generic in other.generic_lists.items():
+                if name not in taken and name not in found and generic.applies(resource):
+                    owner_type = (generic.type_field, resource.model)
+                    found[name] = Relation(name, other.model, other.model, generic.id_field, None, owner_type)
     return found
 
 

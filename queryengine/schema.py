@@ -30,6 +30,7 @@ from .registry import (
     QUERY_EXTENSIONS,
     REVERSE,
     SCALAR,
+    TYPE_EXTENSIONS,
     Resource,
     resource_by_object_type,
     resource_for,
@@ -282,6 +283,8 @@ def _field_attrs(resource: Resource) -> dict:
     if resource.has_custom_fields:
         for name in ("custom_fields", "_custom_field_data"):
             attrs[name] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
+    for extension in TYPE_EXTENSIONS:
+        attrs.update({k: v for k, v in extension(resource, TYPES).items() if k not in attrs})
     if not resource.integer_pk:
         # REST's nested form of an object reached through a generic relation carries it (true).
         attrs[GENERIC_MARK] = graphene.Boolean(resolver=lambda root, info: True)

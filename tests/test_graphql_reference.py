@@ -2,6 +2,7 @@
 arguments, field names and the values its clients read (Golden Config, Ansible's inventory)."""
 
 from inventory.dcim.models import Device
+from inventory.extras.models import StaticGroupAssociation
 
 from .test_graphql import post
 
@@ -130,3 +131,41 @@ def test_lists_under_the_reference_names_and_the_former_ones(api, sample):
     )
     reasons = {f["name"]: f["deprecationReason"] for f in body["data"]["__type"]["fields"]}
     assert reasons["consoleports"] == "Use `console_ports`." and reasons["console_ports"] is None
+
+
+def test_objects_list_what_points_at_them_through_generic_relations(api, sample):
+    body = post(
+        api,
+        """{ locations(name: ["AMS1"]) {
+              associated_contacts { role { name } contact { name } team { name } }
+              associated_object_metadata { id }
+              associated_data_compliance { id }
+            }
+            tenants { id static_group_association_set { dynamic_group { name } } } }""",
+    )
+    assert "errors" not in body, body
+    [ams] = body["data"]["locations"]
+    roles = sorted(a["role"]["name"] for a in ams["associated_contacts"])
+    assert roles == ["Administrative", "Support"]
+    assert ams["associated_object_metadata"] and ams["associated_data_compliance"] == []
+    pinned = {t["id"] for t in body["data"]["tenants"] if t["static_group_association_set"]}
+    held = StaticGroupAssociation.objects.filter(associated_object_type__model="tenant")
+    assert pinned == {str(pk) for pk in held.values_list("associated_object_id", flat=True)} != set()
+
+
+def test_objects_show_the_dynamic_groups_holding_them(api, sample):
+    from inventory.extras.groups import member_ids
+    from inventory.extras.models import DynamicGroup
+
+    body = post(api, "{ devices { id dynamic_groups { name } } tenants { id dynamic_groups { name } } }")
+    assert "errors" not in body, body
+    for kind, rows in body["data"].items():
+        groups = DynamicGroup.objects.filter(content_type__model=kind[:-1])
+        for row in rows:
+            expected = sorted(g.name for g in groups if member_ids(g, [row["id"]]))
+            assert [g["name"] for g in row["dynamic_groups"]] == expected
+    assert any(row["dynamic_groups"] for row in body["data"]["devices"])
+    assert ["Key customers"] in ([g["name"] for g in t["dynamic_groups"]] for t in body["data"]["tenants"])
+    # Objects no group holds here (groups hold tagged objects) answer an empty list.
+    body = post(api, "{ statuses { dynamic_groups { name } } }")
+    assert body["data"]["statuses"] and all(s["dynamic_groups"] == [] for s in body["data"]["statuses"])
