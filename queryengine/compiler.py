@@ -719,6 +719,12 @@ def _root_fields() -> dict[str, tuple[str, Resource]]:
         mapping[resource.list_field] = ("list", resource)
         mapping[f"{resource.list_field}_count"] = ("count", resource)
         mapping[resource.single_field] = ("single", resource)
+    for resource in resources():  # the reference's names, where free (schema.add_reference_roots)
+        for name, own in resource.reference_fields.items():
+            kind = "single" if own == resource.single_field else "list"
+            mapping.setdefault(name, (kind, resource))
+            if kind == "list":
+                mapping.setdefault(f"{name}_count", ("count", resource))
     return mapping
 
 

@@ -393,6 +393,20 @@ class Resource:
         return words(self.model)
 
     @property
+    def reference_fields(self) -> dict[str, str]:
+        """{name: single_field or list_field}: the root fields' names as the reference's schema
+        derives them (the model's verbose names in words: `min_max_validation_rules`,
+        `job_log_entries`, `vpn_phase_1_policy`), where they differ from this schema's own."""
+        meta = self.model._meta
+        names = {
+            words_of(meta.verbose_name): self.single_field,
+            words_of(meta.verbose_name_plural): self.list_field,
+        }
+        if len(names) < 2:  # one name for both (virtual chassis): the reference's is the list
+            return {}
+        return {name: own for name, own in names.items() if name != own}
+
+    @property
     def type_name(self) -> str:
         return f"{self.model.__name__}Type"
 
@@ -532,6 +546,11 @@ def words(model: type[models.Model]) -> str:
     """A model's name in words joined by underscores: LocationType -> location_type, IPAddress ->
     ip_address, VLANGroup -> vlan_group, VMInterface -> vm_interface."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", model.__name__).lower()
+
+
+def words_of(text) -> str:
+    """A text in lower-case words joined by underscores: "VPN Phase 1 Policy" -> vpn_phase_1_policy."""
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
 
 
 CREATED_DATE = "created_date"  # the date of `created`, as API 1.x showed it

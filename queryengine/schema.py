@@ -430,7 +430,22 @@ def build_schema() -> graphene.Schema:
 
     built = graphene.Schema(query=build_query(), mutation=build_mutation(), auto_camelcase=False)
     share_list_arguments(built)
+    add_reference_roots(built)
     return built
+
+
+def add_reference_roots(built: graphene.Schema) -> None:
+    """The root fields under the reference's names too (Resource.reference_fields), each the very
+    field of this schema's name (its `_count` beside a list): no arguments built twice."""
+    roots = built.graphql_schema.query_type.fields
+    for resource in resources():
+        for name, own in resource.reference_fields.items():
+            pairs = [(name, own)]
+            if own == resource.list_field:
+                pairs.append((f"{name}_count", f"{own}_count"))
+            for alias, original in pairs:
+                if alias not in roots:
+                    roots[alias] = roots[original]
 
 
 schema = build_schema()

@@ -169,3 +169,25 @@ def test_objects_show_the_dynamic_groups_holding_them(api, sample):
     # Objects no group holds here (groups hold tagged objects) answer an empty list.
     body = post(api, "{ statuses { dynamic_groups { name } } }")
     assert body["data"]["statuses"] and all(s["dynamic_groups"] == [] for s in body["data"]["statuses"])
+
+
+def test_root_fields_answer_to_the_reference_names_too(api, sample):
+    from inventory.ipam.models import IPAddress
+    from inventory.vpn.models import VPNPhase1Policy
+
+    policy = VPNPhase1Policy.objects.order_by("name").first()
+    body = post(
+        api,
+        """query ($p: ID) {
+          job_log_entries_count
+          secrets_group_associations { id } secrets_groups_associations { id }
+          vpn_phase_1_policy(id: $p) { name } vpn_phase1_policy(id: $p) { name }
+          ip_addresses_count
+        }""",
+        {"p": str(policy.pk)},
+    )
+    assert "errors" not in body, body
+    data = body["data"]
+    assert data["secrets_group_associations"] == data["secrets_groups_associations"]
+    assert data["vpn_phase_1_policy"] == data["vpn_phase1_policy"] == {"name": policy.name}
+    assert data["ip_addresses_count"] == IPAddress.objects.count()
