@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import graphene
 from django.contrib.contenttypes.models import ContentType
+from django.db.models.fields.reverse_related import OneToOneRel
 from graphene_django import DjangoObjectType
 
 from . import customschema, naturalslug, query, relatedlists, uploads
@@ -271,6 +272,14 @@ def _field_attrs(resource: Resource) -> dict:
     for name in resource.timestamps:
         attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
     attrs.update(generic_by_type_fields(resource))
+    for name, target in reverse_ones(resource).items():
+        if name not in attrs:
+            attrs[name] = graphene.Field(
+                _type_of(target.model),
+                resolver=lambda root, info, _n=name, _t=target: related_object(root, info, _n, _t),
+            )
+    if "_name" not in attrs and any(f.name == "_name" for f in resource.model._meta.concrete_fields):
+        attrs["_name"] = graphene.String()  # the name's natural-sort key, as the reference shows it
     former = relatedlists.former_names(resource)
     for name, relation in relatedlists.relations_of(resource).items():
         attrs[name] = related_list_field(relation, former.get(name))
@@ -289,6 +298,16 @@ def _field_attrs(resource: Resource) -> dict:
         # REST's nested form of an object reached through a generic relation carries it (true).
         attrs[GENERIC_MARK] = graphene.Boolean(resolver=lambda root, info: True)
     return attrs
+
+
+def reverse_ones(resource: Resource) -> dict[str, Resource]:
+    """{accessor: resource} of the one-to-one fields of registered models pointing at this one
+    (an interface's `cable_termination`, a device's `vc_master_for`): the object or null."""
+    return {
+        rel.get_accessor_name(): resource_for(rel.related_model)
+        for rel in resource.model._meta.get_fields()
+        if isinstance(rel, OneToOneRel) and not rel.hidden and resource_for(rel.related_model) is not None
+    }
 
 
 def generic_by_type_fields(resource: Resource) -> dict:

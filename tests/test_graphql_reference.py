@@ -172,7 +172,7 @@ def test_objects_show_the_dynamic_groups_holding_them(api, sample):
 
 
 def test_root_fields_answer_to_the_reference_names_too(api, sample):
-    from inventory.ipam.models import IPAddress
+    from inventory.ipam.models import IPAddress, IPAddressToInterface
     from inventory.vpn.models import VPNPhase1Policy
 
     policy = VPNPhase1Policy.objects.order_by("name").first()
@@ -183,6 +183,7 @@ def test_root_fields_answer_to_the_reference_names_too(api, sample):
           secrets_group_associations { id } secrets_groups_associations { id }
           vpn_phase_1_policy(id: $p) { name } vpn_phase1_policy(id: $p) { name }
           ip_addresses_count
+          ip_address_assignments { ip_address { id } interface { id } } ip_address_assignments_count
         }""",
         {"p": str(policy.pk)},
     )
@@ -191,3 +192,30 @@ def test_root_fields_answer_to_the_reference_names_too(api, sample):
     assert data["secrets_group_associations"] == data["secrets_groups_associations"]
     assert data["vpn_phase_1_policy"] == data["vpn_phase1_policy"] == {"name": policy.name}
     assert data["ip_addresses_count"] == IPAddress.objects.count()
+    assignments = IPAddressToInterface.objects.filter(interface__isnull=False)
+    assert data["ip_address_assignments_count"] == IPAddressToInterface.objects.count()
+    assert {
+        (a["ip_address"]["id"], a["interface"]["id"])
+        for a in data["ip_address_assignments"]
+        if a["interface"]
+    } == {(str(a.ip_address_id), str(a.interface_id)) for a in assignments}
+
+
+def test_one_to_one_relations_from_the_other_side_and_natural_sort_keys(api, sample):
+    from inventory.dcim.models import Interface, VirtualChassis
+
+    master = VirtualChassis.objects.filter(master__isnull=False).first()
+    cabled = Interface.objects.filter(cable__isnull=False).order_by("_name").first()
+    body = post(
+        api,
+        f"""{{ device(id: "{master.master_id}") {{ vc_master_for {{ name }} }}
+              interface(id: "{cabled.pk}") {{ _name cable_termination {{ cable {{ id }} }} }}
+              interfaces(cabled: "false", limit: 1) {{ cable_termination {{ id }} }} }}""",
+    )
+    assert "errors" not in body, body
+    assert body["data"]["device"] == {"vc_master_for": {"name": master.name}}
+    assert body["data"]["interface"] == {
+        "_name": cabled._name,
+        "cable_termination": {"cable": {"id": str(cabled.cable_id)}},
+    }
+    assert body["data"]["interfaces"] == [{"cable_termination": None}]
