@@ -26,7 +26,17 @@ from graphql import GraphQLError
 
 from . import query
 from .filters import apply_filters
-from .registry import CONTENT_TYPES, MANY_TO_MANY, REVERSE, Resource, resource_for, resources, words
+from .registry import (
+    CONTENT_TYPES,
+    MANY_TO_MANY,
+    REVERSE,
+    TYPE_EXTENSIONS,
+    Resource,
+    resource_for,
+    resources,
+    words,
+    words_of,
+)
 
 PAGING = ("limit", "offset")
 # Fields every object type has whatever its model (schema.py): no relation takes their names.
@@ -106,6 +116,15 @@ def reference_name(rel) -> str:
     return f"{words(rel.related_model)}s" if name == f"{rel.related_model._meta.model_name}s" else name
 
 
+def hidden_name(rel) -> str:
+    """The name the reference gives a relation without an accessor here (`related_name="+"`):
+    its members' plural name in words (a status's `ip_addresses`, a cable's `front_ports`), or
+    for tags, `<model>_set` (a tag's `device_set`)."""
+    if rel.many_to_many:
+        return f"{rel.related_model._meta.model_name}_set"
+    return words_of(rel.related_model._meta.verbose_name_plural)
+
+
 @cache
 def relations_of(resource: Resource) -> dict[str, Relation]:
     """The lists GraphQL shows beside the declared fields: every foreign key and many-to-many
@@ -113,16 +132,24 @@ def relations_of(resource: Resource) -> dict[str, Relation]:
     `+` name, left out), unless a declared field already shows it or has its name; a relation
     whose accessor differs from that name answers to its accessor too (`former_names`)."""
     taken = {spec.name for spec in resource.fields} | set(resource.counts) | set(resource.timestamps) | OWN
+    taken |= {name for extension in TYPE_EXTENSIONS for name in extension(resource, {})}
     declared = {spec.model_field for spec in resource.fields if spec.kind == REVERSE}
     found: dict[str, Relation] = {}
-    for rel in resource.model._meta.get_fields():
-        if not isinstance(rel, ManyToOneRel | ManyToManyRel) or isinstance(rel, OneToOneRel) or rel.hidden:
+    hidden: dict[str, list] = {}
+    for rel in resource.model._meta.get_fields(include_hidden=True):
+        if not isinstance(rel, ManyToOneRel | ManyToManyRel) or isinstance(rel, OneToOneRel):
             continue
         if resource_for(rel.related_model) is None or rel.field in declared:
+            continue
+        if rel.hidden:
+            hidden.setdefault(hidden_name(rel), []).append(rel)
             continue
         for name in dict.fromkeys((reference_name(rel), rel.get_accessor_name())):
             if name not in taken and name not in found:
                 found[name] = backward(name, rel.related_model, rel.field)
+    for name, rels in hidden.items():  # a name two relations would take is left out
+        if len(rels) == 1 and name not in taken and name not in found:
+            found[name] = backward(name, rels[0].related_model, rels[0].field)
     for name, source in resource.lists.items():
         app_label, model_name, path = source.split(".")
         target = apps.get_model(app_label, model_name)

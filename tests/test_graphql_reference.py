@@ -219,3 +219,31 @@ def test_one_to_one_relations_from_the_other_side_and_natural_sort_keys(api, sam
         "cable_termination": {"cable": {"id": str(cabled.cable_id)}},
     }
     assert body["data"]["interfaces"] == [{"cable_termination": None}]
+
+
+def test_relations_without_an_accessor_are_listed_by_the_reference_names(api, sample):
+    from inventory.dcim.models import Interface
+
+    body = post(
+        api,
+        """{ statuses(name: ["Active"]) { devices { name } ip_addresses { id } }
+             roles { devices { id } }
+             tags { name device_set { name } location_set { name } }
+             cables { id interfaces { name } front_ports { name } circuit_terminations { id } } }""",
+    )
+    assert "errors" not in body, body
+    [active] = body["data"]["statuses"]
+    assert {d["name"] for d in active["devices"]} == set(
+        Device.objects.filter(status__name="Active").values_list("name", flat=True)
+    )
+    assert active["ip_addresses"]
+    for tag in body["data"]["tags"]:
+        tagged = Device.objects.filter(tags__name=tag["name"]).values_list("name", flat=True)
+        assert {d["name"] for d in tag["device_set"]} == set(tagged)
+    for cable in body["data"]["cables"]:
+        assert {e["name"] for e in cable["interfaces"]} == {
+            e.name for e in Interface.objects.filter(cable_id=cable["id"])
+        }
+    assert any(c["interfaces"] for c in body["data"]["cables"]) and any(
+        c["circuit_terminations"] for c in body["data"]["cables"]
+    )
