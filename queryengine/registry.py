@@ -649,8 +649,21 @@ REGISTRY: dict[type[models.Model], Resource] = {}
 QUERY_EXTENSIONS: list[Callable] = []
 MUTATION_EXTENSIONS: list[Callable] = []
 # Fields of object types beside the generated ones: callables (resource, types by name) ->
-# {name: Field} (an object's dynamic groups, on every model groups may hold).
+# {name: Field or ExtensionList} (an object's dynamic groups, on every model groups may hold).
 TYPE_EXTENSIONS: list[Callable] = []
+
+
+@dataclass(frozen=True)
+class ExtensionList:
+    """A list of objects a type extension adds, declared so compiled plans read it too:
+    `field(types by name)` is its GraphQL field, `target` the members' model
+    ("<app_label>.<Model>"), and `members(model, owner ids, viewer)` -> {owner id: [member ids,
+    in the list's order]} finds them for a whole page at once, among the members `viewer` (a
+    query.Viewer, or None: everyone) may view. A plain field is read by the generic executor."""
+
+    field: Callable
+    target: str
+    members: Callable
 
 
 def extend_graphql(

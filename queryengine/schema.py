@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 
 import graphene
 from django.contrib.contenttypes.models import ContentType
-from django.db.models.fields.reverse_related import OneToOneRel
 from graphene_django import DjangoObjectType
 
-from . import customschema, naturalslug, query, relatedlists, uploads
+from . import customschema, naturalslug, otherfields, query, relatedlists, uploads
 from .documents import GENERIC_MARK
 from .filters import BOOLEAN_ARGUMENT, CUSTOM_FIELDS_ARGUMENT, LIST_ARGUMENT
 from .registry import (
@@ -31,7 +30,6 @@ from .registry import (
     QUERY_EXTENSIONS,
     REVERSE,
     SCALAR,
-    TYPE_EXTENSIONS,
     Resource,
     resource_by_object_type,
     resource_for,
@@ -272,14 +270,16 @@ def _field_attrs(resource: Resource) -> dict:
     for name in resource.timestamps:
         attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
     attrs.update(generic_by_type_fields(resource))
-    for name, target in reverse_ones(resource).items():
+    for name, rel in otherfields.reverse_ones(resource).items():
         if name not in attrs:
+            target = resource_for(rel.related_model)
             attrs[name] = graphene.Field(
                 _type_of(target.model),
                 resolver=lambda root, info, _n=name, _t=target: related_object(root, info, _n, _t),
             )
-    if "_name" not in attrs and any(f.name == "_name" for f in resource.model._meta.concrete_fields):
-        attrs["_name"] = graphene.String()  # the name's natural-sort key, as the reference shows it
+    if otherfields.NATURAL_SORT_KEY not in attrs and otherfields.has_natural_sort_key(resource):
+        # the name's natural-sort key, as the reference shows it
+        attrs[otherfields.NATURAL_SORT_KEY] = graphene.String()
     former = relatedlists.former_names(resource)
     for name, relation in relatedlists.relations_of(resource).items():
         attrs[name] = related_list_field(relation, former.get(name))
@@ -292,42 +292,26 @@ def _field_attrs(resource: Resource) -> dict:
     if resource.has_custom_fields:
         for name in ("custom_fields", "_custom_field_data"):
             attrs[name] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
-    for extension in TYPE_EXTENSIONS:
-        attrs.update({k: v for k, v in extension(resource, TYPES).items() if k not in attrs})
+    attrs.update({k: v for k, v in otherfields.extension_fields(resource, TYPES).items() if k not in attrs})
     if not resource.integer_pk:
         # REST's nested form of an object reached through a generic relation carries it (true).
         attrs[GENERIC_MARK] = graphene.Boolean(resolver=lambda root, info: True)
     return attrs
 
 
-def reverse_ones(resource: Resource) -> dict[str, Resource]:
-    """{accessor: resource} of the one-to-one fields of registered models pointing at this one
-    (an interface's `cable_termination`, a device's `vc_master_for`): the object or null."""
-    return {
-        rel.get_accessor_name(): resource_for(rel.related_model)
-        for rel in resource.model._meta.get_fields()
-        if isinstance(rel, OneToOneRel) and not rel.hidden and resource_for(rel.related_model) is not None
-    }
-
-
 def generic_by_type_fields(resource: Resource) -> dict:
     """`<prefix>_<type>` of each generic relation shown by type (Resource.generic_by_type)."""
     attrs: dict = {}
-    for name, (prefix, object_types) in resource.generic_by_type.items():
-        spec = next(s for s in resource.fields if s.name == name)
-        type_field, id_field = spec.columns
-        for object_type in object_types:
-            target = resource_by_object_type(object_type)
-            if target is None or f"{prefix}_{target.single_field}" in attrs:
-                continue
-            attrs[f"{prefix}_{target.single_field}"] = graphene.Field(
-                _type_of(target.model),
-                resolver=lambda root, info, _t=type_field, _i=id_field, _o=object_type: (
-                    generic_object(_o, value_at(root, _i), info.context)
-                    if content_type_label(value_at(root, _t)) == _o
-                    else None
-                ),
-            )
+    for field_name, (name, object_type) in otherfields.by_type(resource).items():
+        type_field, id_field = next(s for s in resource.fields if s.name == name).columns
+        attrs[field_name] = graphene.Field(
+            _type_of(resource_by_object_type(object_type).model),
+            resolver=lambda root, info, _t=type_field, _i=id_field, _o=object_type: (
+                generic_object(_o, value_at(root, _i), info.context)
+                if content_type_label(value_at(root, _t)) == _o
+                else None
+            ),
+        )
     return attrs
 
 

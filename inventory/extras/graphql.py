@@ -9,7 +9,7 @@ from django.contrib.contenttypes.models import ContentType
 
 from queryengine.errors import NotFound
 from queryengine.permissions import restricted
-from queryengine.registry import resource_for
+from queryengine.registry import ExtensionList, resource_for
 from queryengine.scalars import UUID, GenericScalar
 
 from . import secrets
@@ -32,16 +32,23 @@ def query_fields(types) -> dict:
     }
 
 
+def groups_holding(model, ids: list, user) -> dict[str, list[str]]:
+    """{object id: ids of the groups `user` may view (every group: None) that hold it, by
+    name}: one query for the groups and one for the page's memberships."""
+    if member_resource(model) is None or not ids:
+        return {}
+    groups = DynamicGroup.objects.all() if user is None else restricted(resource_for(DynamicGroup), user)
+    groups = groups.filter(content_type=ContentType.objects.get_for_model(model)).order_by("name", "pk")
+    ordered = [str(pk) for pk in groups.values_list("pk", flat=True)]
+    member_of = groups_of_page(model, ids, ordered)
+    return {pk: [g for g in ordered if g in found] for pk, found in member_of.items()}
+
+
 def resolve_dynamic_groups(root, info) -> list:
     """The groups the reader may view that hold the object, by name."""
-    if member_resource(type(root)) is None:
-        return []
-    groups = restricted(resource_for(DynamicGroup), info.context.user).filter(
-        content_type=ContentType.objects.get_for_model(type(root))
-    )
-    groups = list(groups.order_by("name", "pk"))
-    member_of = groups_of_page(type(root), [root.pk], {g.pk for g in groups}).get(str(root.pk), set())
-    return [g for g in groups if str(g.pk) in member_of]
+    held = groups_holding(type(root), [root.pk], info.context.user).get(str(root.pk), [])
+    found = {str(g.pk): g for g in DynamicGroup.objects.filter(pk__in=held)}
+    return [found[pk] for pk in held if pk in found]
 
 
 def type_fields(resource, types) -> dict:
@@ -50,4 +57,12 @@ def type_fields(resource, types) -> dict:
     if member_resource(resource.model) is None and not resource.has_custom_fields:
         return {}
     group_type = resource_for(DynamicGroup).type_name
-    return {"dynamic_groups": graphene.List(lambda: types[group_type], resolver=resolve_dynamic_groups)}
+    return {
+        "dynamic_groups": ExtensionList(
+            field=lambda types: graphene.List(lambda: types[group_type], resolver=resolve_dynamic_groups),
+            target="extras.DynamicGroup",
+            members=lambda model, ids, viewer: groups_holding(
+                model, ids, None if viewer is None else viewer.user
+            ),
+        )
+    }
