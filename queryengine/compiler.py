@@ -42,7 +42,7 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from . import customschema, jsonsql, listplans, naturalslug, prepared, query, together, uploads
+from . import customschema, jsonsql, listplans, naturalslug, otherfields, prepared, query, together, uploads
 from .documents import GENERIC_MARK
 from .filters import CUSTOM_FIELD_PREFIX
 from .jsonsql import JsonText, PyText
@@ -319,6 +319,8 @@ class ObjectPlan:
         spec = next((f for f in resource.fields if f.name == name), None)
         if spec is None and name in relations_of(resource):
             return self.list_field(text, name, relations_of(resource)[name], node)
+        if spec is None and (other := otherfields.compiler_for(resource, name)) is not None:
+            return other(self, text, node)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
         if spec.kind == INCLUDED:
@@ -472,11 +474,13 @@ class ObjectPlan:
         self.col("name")
         return "P['tree']"
 
-    def related(self, text: JsonText, target: Resource, node: FieldNode, id_text, find=None) -> None:
-        """A related object: its reference written by the database, or its plan's text loaded.
-        With `find` (a derived relation's finder and the columns of its hints), `id_text` is the
-        id it is found from, for the page."""
-        if is_reference(node) and find is None:
+    def related(
+        self, text: JsonText, target: Resource, node: FieldNode, id_text, find=None, reference=True
+    ) -> None:
+        """A related object: its reference written by the database, or its plan's text loaded
+        (always, without `reference`). With `find` (a derived relation's finder and the columns
+        of its hints), `id_text` is the id it is found from, for the page."""
+        if is_reference(node) and find is None and reference:
             return text.sql(
                 jsonsql.or_null(reference_text(target, fields(node.selection_set), id_text).expression())
             )
@@ -637,10 +641,10 @@ class RootPlan:
             )
             if viewer.budget is not None:
                 viewer.budget.take(len(page))
-        elif (found := self.readable_id(arguments["id"], viewer)) is not None:
+        elif (found := self.readable_id(arguments.get("id"), viewer)) is not None:
             page = found  # the plan's query finds the object, or nothing
         else:
-            page = query.single_queryset(self.resource, user, arguments["id"], ids).values_list(
+            page = query.single_queryset(self.resource, user, arguments.get("id"), ids).values_list(
                 "_id", flat=True
             )
         rows, loaded = plan.fetch(list(page), context.base_url, viewer, memo={})
@@ -719,6 +723,12 @@ def _root_fields() -> dict[str, tuple[str, Resource]]:
         mapping[resource.list_field] = ("list", resource)
         mapping[f"{resource.list_field}_count"] = ("count", resource)
         mapping[resource.single_field] = ("single", resource)
+    for resource in resources():  # the reference's names, where free (schema.add_reference_roots)
+        for name, own in resource.reference_fields.items():
+            kind = "single" if own == resource.single_field else "list"
+            mapping.setdefault(name, (kind, resource))
+            if kind == "list":
+                mapping.setdefault(f"{name}_count", ("count", resource))
     return mapping
 
 

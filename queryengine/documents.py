@@ -227,7 +227,7 @@ def list_document(resource: Resource, depth, many: frozenset[str], filter_names:
 def detail_document(resource: Resource, depth, many: frozenset[str]) -> str:
     """One object at `depth` (an int) or in a LegacyShape."""
     return with_fragments(
-        f"query ($id: {resource.pk_type}!) "
+        "query ($id: ID!) "
         f"{{ object: {resource.single_field}(id: $id) "
         f"{{ {top_spread(resource, selection_of(resource, depth, many))} }} }}"
     )

@@ -33,7 +33,7 @@ from graphql import (
     type_from_ast,
 )
 
-from .rules import GENERATED_RULES, DepthLimit, depth_error, fragments_of
+from .rules import GENERATED_RULES, DepthLimit, as_id, depth_error, fragments_of
 from .selections import node_text, response_key, spread_names
 
 
@@ -182,7 +182,9 @@ def _arguments_fit(schema: GraphQLSchema, field: FieldNode, definition, declared
         if name in given or accepted is None or not isinstance(value, VariableNode):
             return False
         var_type = declared.get(value.name.value)
-        if var_type is None or not is_type_sub_type_of(schema, var_type, accepted.type):
+        if var_type is None or not any(
+            is_type_sub_type_of(schema, t, accepted.type) for t in (var_type, as_id(var_type))
+        ):
             return False
         given.add(name)
         used.add(value.name.value)

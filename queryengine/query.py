@@ -11,6 +11,7 @@ from functools import cache
 from django.conf import settings
 from django.db.models import Count, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
+from graphql import GraphQLError
 
 from .filters import (
     BOOLEAN_ARGUMENT,
@@ -213,7 +214,18 @@ def count_queryset(resource: Resource, user, arguments: dict) -> int:
 
 
 def single_queryset(resource: Resource, user, pk, annotations: dict | None = None):
-    queryset = restricted(resource, user).filter(pk=pk)
+    """The object of id `pk` the user may see (none for a null id); an id that cannot be one is
+    refused, naming the id."""
+    queryset = restricted(resource, user)
+    if pk is None:
+        queryset = queryset.none()
+    else:
+        try:
+            pk = resource.parse_pk(str(pk))
+        except ValueError:
+            kind = "integer" if resource.integer_pk else "UUID"
+            raise GraphQLError(f"'{pk}' is not a valid {kind}.") from None
+        queryset = queryset.filter(pk=pk)
     return queryset.annotate(**annotations) if annotations else queryset
 
 

@@ -137,6 +137,25 @@ class Derived:
 
 
 @dataclass(frozen=True)
+class GenericList:
+    """The list a resource's objects make on each object they point at through a generic relation
+    (`type_field`, `id_field`): a contact association's `associated_contacts` on every object
+    that takes contacts. `applies(resource)` says which resources show it."""
+
+    type_field: str
+    id_field: str
+    applies: Callable
+
+
+def with_custom_fields(resource) -> bool:
+    return resource.has_custom_fields
+
+
+def every_object(resource) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
 class Legacy:
     """How API 1.x (spec §9: nested serializers, `brief`, slugs, value/label choices) shows a
     resource, beyond what every resource's 1.x form derives from its fields.
@@ -247,6 +266,10 @@ class Resource:
     # name -> (type field, id field) or (type field, id field, object types it may point at):
     # with its targets named, a generic relation nests like a foreign key at depth > 0.
     generic: dict[str, tuple] = field(default_factory=dict)
+    # Generic relations GraphQL also shows as one field per type they may point at, each the
+    # object when it is of that type, else null: name -> (field prefix, object types); a cable
+    # end's ("cable_peer", ("dcim.interface", ...)) gives `cable_peer_interface`, ...
+    generic_by_type: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     # Generic relations that may outlive their object (a change record's changed object): null
     # once it is gone. Others are removed with their object (deletion hooks), never dangling.
     dangling: tuple[str, ...] = ()
@@ -272,6 +295,12 @@ class Resource:
     view_permission: bool = True  # False: any signed-in user may read (their scope still applies)
     computed: dict[str, Computed] = field(default_factory=dict)  # shown before the model fields
     reverse: dict[str, str] = field(default_factory=dict)  # name -> "<Model>.<fk>" pointing here
+    # Further lists of related objects GraphQL shows: name -> "<app_label>.<Model>.<path to this
+    # model>", the members and the ORM path from them to their owner (a device's `all_modules`:
+    # "dcim.Module.parent_module_bay__parent_device").
+    lists: dict[str, str] = field(default_factory=dict)
+    # Lists of this resource's objects GraphQL shows on the objects they point at: name -> GenericList.
+    generic_lists: dict[str, GenericList] = field(default_factory=dict)
     filters: dict[str, CustomFilter] = field(default_factory=dict)
     search_q: Callable | None = None  # str -> Q, replacing the `search` fields' icontains
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
@@ -367,8 +396,21 @@ class Resource:
 
     @property
     def single_field(self) -> str:
-        # LocationType -> location_type, IPAddress -> ip_address, VLANGroup -> vlan_group
-        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", self.model.__name__).lower()
+        return words(self.model)
+
+    @property
+    def reference_fields(self) -> dict[str, str]:
+        """{name: single_field or list_field}: the root fields' names as the reference's schema
+        derives them (the model's verbose names in words: `min_max_validation_rules`,
+        `job_log_entries`, `vpn_phase_1_policy`), where they differ from this schema's own."""
+        meta = self.model._meta
+        names = {
+            words_of(meta.verbose_name): self.single_field,
+            words_of(meta.verbose_name_plural): self.list_field,
+        }
+        if len(names) < 2:  # one name for both (virtual chassis): the reference's is the list
+            return {}
+        return {name: own for name, own in names.items() if name != own}
 
     @property
     def type_name(self) -> str:
@@ -506,6 +548,17 @@ class Resource:
             return None
 
 
+def words(model: type[models.Model]) -> str:
+    """A model's name in words joined by underscores: LocationType -> location_type, IPAddress ->
+    ip_address, VLANGroup -> vlan_group, VMInterface -> vm_interface."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", model.__name__).lower()
+
+
+def words_of(text) -> str:
+    """A text in lower-case words joined by underscores: "VPN Phase 1 Policy" -> vpn_phase_1_policy."""
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
+
+
 CREATED_DATE = "created_date"  # the date of `created`, as API 1.x showed it
 
 
@@ -601,13 +654,33 @@ REGISTRY: dict[type[models.Model], Resource] = {}
 # Hand-written GraphQL fields beside the generated ones: callables (types by name) -> {name: Field}.
 QUERY_EXTENSIONS: list[Callable] = []
 MUTATION_EXTENSIONS: list[Callable] = []
+# Fields of object types beside the generated ones: callables (resource, types by name) ->
+# {name: Field or ExtensionList} (an object's dynamic groups, on every model groups may hold).
+TYPE_EXTENSIONS: list[Callable] = []
 
 
-def extend_graphql(query: Callable | None = None, mutation: Callable | None = None) -> None:
+@dataclass(frozen=True)
+class ExtensionList:
+    """A list of objects a type extension adds, declared so compiled plans read it too:
+    `field(types by name)` is its GraphQL field, `target` the members' model
+    ("<app_label>.<Model>"), and `members(model, owner ids, viewer)` -> {owner id: [member ids,
+    in the list's order]} finds them for a whole page at once, among the members `viewer` (a
+    query.Viewer, or None: everyone) may view. A plain field is read by the generic executor."""
+
+    field: Callable
+    target: str
+    members: Callable
+
+
+def extend_graphql(
+    query: Callable | None = None, mutation: Callable | None = None, types: Callable | None = None
+) -> None:
     if query:
         QUERY_EXTENSIONS.append(query)
     if mutation:
         MUTATION_EXTENSIONS.append(mutation)
+    if types:
+        TYPE_EXTENSIONS.append(types)
 
 
 BY_OBJECT_TYPE: dict[str, Resource] = {}

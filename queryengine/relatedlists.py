@@ -15,7 +15,9 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 
+from django.apps import apps
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import F, Window
 from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel, OneToOneRel
@@ -24,7 +26,17 @@ from graphql import GraphQLError
 
 from . import query
 from .filters import apply_filters
-from .registry import CONTENT_TYPES, MANY_TO_MANY, REVERSE, Resource, resource_for
+from .registry import (
+    CONTENT_TYPES,
+    MANY_TO_MANY,
+    REVERSE,
+    TYPE_EXTENSIONS,
+    Resource,
+    resource_for,
+    resources,
+    words,
+    words_of,
+)
 
 PAGING = ("limit", "offset")
 # Fields every object type has whatever its model (schema.py): no relation takes their names.
@@ -42,6 +54,9 @@ class Relation:
     through: type[models.Model]
     owner: str
     member: str | None
+    # A generic relation's: (its content type field, the owners' model); the owner column holds
+    # ids of objects of any type.
+    owner_type: tuple[str, type[models.Model]] | None = None
 
     @property
     def member_id(self) -> str:
@@ -50,6 +65,9 @@ class Relation:
     @property
     def present(self) -> dict:
         # A through table may hold rows for other relations (an address on a VM interface).
+        if self.owner_type is not None:
+            type_field, model = self.owner_type
+            return {f"{type_field}_id": ContentType.objects.get_for_model(model).pk}
         return {} if self.member is None else {f"{self.member}__isnull": False}
 
     def order(self) -> tuple[str, ...]:
@@ -90,22 +108,74 @@ def of_spec(spec) -> Relation | None:
     return None
 
 
+def reference_name(rel) -> str:
+    """The name the reference's schema gives a relation: its accessor, but one that runs its
+    members' model name together (`consoleports`, `frontporttemplates`: a relation named after
+    its members' class) in words (`console_ports`, `front_port_templates`)."""
+    name = rel.get_accessor_name()
+    return f"{words(rel.related_model)}s" if name == f"{rel.related_model._meta.model_name}s" else name
+
+
+def hidden_name(rel) -> str:
+    """The name the reference gives a relation without an accessor here (`related_name="+"`):
+    its members' plural name in words (a status's `ip_addresses`, a cable's `front_ports`), or
+    for tags, `<model>_set` (a tag's `device_set`)."""
+    if rel.many_to_many:
+        return f"{rel.related_model._meta.model_name}_set"
+    return words_of(rel.related_model._meta.verbose_name_plural)
+
+
 @cache
 def relations_of(resource: Resource) -> dict[str, Relation]:
     """The lists GraphQL shows beside the declared fields: every foreign key and many-to-many
-    field of a registered model pointing at this one, by its accessor name (hidden ones, with a
-    `+` name, left out), unless a declared field already shows it or has its name."""
+    field of a registered model pointing at this one, by its reference name (hidden ones, with a
+    `+` name, left out), unless a declared field already shows it or has its name; a relation
+    whose accessor differs from that name answers to its accessor too (`former_names`)."""
     taken = {spec.name for spec in resource.fields} | set(resource.counts) | set(resource.timestamps) | OWN
+    taken |= {name for extension in TYPE_EXTENSIONS for name in extension(resource, {})}
     declared = {spec.model_field for spec in resource.fields if spec.kind == REVERSE}
     found: dict[str, Relation] = {}
-    for rel in resource.model._meta.get_fields():
-        if not isinstance(rel, ManyToOneRel | ManyToManyRel) or isinstance(rel, OneToOneRel) or rel.hidden:
+    hidden: dict[str, list] = {}
+    for rel in resource.model._meta.get_fields(include_hidden=True):
+        if not isinstance(rel, ManyToOneRel | ManyToManyRel) or isinstance(rel, OneToOneRel):
             continue
-        name = rel.get_accessor_name()
-        if resource_for(rel.related_model) is None or rel.field in declared or name in taken:
+        if resource_for(rel.related_model) is None or rel.field in declared:
             continue
-        found[name] = backward(name, rel.related_model, rel.field)
+        if rel.hidden:
+            hidden.setdefault(hidden_name(rel), []).append(rel)
+            continue
+        for name in dict.fromkeys((reference_name(rel), rel.get_accessor_name())):
+            if name not in taken and name not in found:
+                found[name] = backward(name, rel.related_model, rel.field)
+    for name, rels in hidden.items():  # a name two relations would take is left out
+        if len(rels) == 1 and name not in taken and name not in found:
+            found[name] = backward(name, rels[0].related_model, rels[0].field)
+    for name, source in resource.lists.items():
+        app_label, model_name, path = source.split(".")
+        target = apps.get_model(app_label, model_name)
+        if resource_for(target) is not None and name not in taken:
+            owner = path if "__" in path else target._meta.get_field(path).attname
+            found[name] = Relation(name, target, target, owner, None)
+    if not resource.integer_pk and resource.versions is None:
+        for other in resources():
+            for name, generic in other.generic_lists.items():
+                if name not in taken and name not in found and generic.applies(resource):
+                    owner_type = (generic.type_field, resource.model)
+                    found[name] = Relation(name, other.model, other.model, generic.id_field, None, owner_type)
     return found
+
+
+@cache
+def former_names(resource: Resource) -> dict[str, str]:
+    """{accessor: reference name} of the relations shown under both (the accessor deprecated)."""
+    names = relations_of(resource)
+    former: dict[str, str] = {}
+    for rel in resource.model._meta.get_fields():
+        if isinstance(rel, ManyToOneRel | ManyToManyRel) and not rel.hidden:
+            old, new = rel.get_accessor_name(), reference_name(rel)
+            if old != new and old in names and new in names and names[old].through is names[new].through:
+                former[old] = new
+    return former
 
 
 def list_relation(resource: Resource, name: str) -> Relation | None:

@@ -11,15 +11,20 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLError,
+    GraphQLID,
     GraphQLList,
+    GraphQLNonNull,
     InlineFragmentNode,
     IntValueNode,
     OperationDefinitionNode,
     OverlappingFieldsCanBeMergedRule,
     ValidationRule,
+    VariablesInAllowedPositionRule,
     get_nullable_type,
     specified_rules,
+    type_from_ast,
 )
+from graphql.validation.rules.variables_in_allowed_position import allowed_variable_usage
 
 # Nesting allowed below a root field: REST's deepest document plus room for a list's items.
 MAX_QUERY_DEPTH = settings.MAX_DEPTH + 2
@@ -122,8 +127,43 @@ class SizeLimit(ValidationRule):
             )
 
 
+def as_id(var_type):
+    """A variable's type with `UUID` read as `ID`: an object's id is an `ID` argument, as the
+    reference types it, and documents declaring it a `UUID` are taken too."""
+    if isinstance(var_type, GraphQLNonNull | GraphQLList):
+        return type(var_type)(as_id(var_type.of_type))
+    return GraphQLID if getattr(var_type, "name", None) == "UUID" else var_type
+
+
+class VariablesInAllowedPosition(VariablesInAllowedPositionRule):
+    """graphql-core's rule, a `UUID` variable allowed where an `ID` is expected."""
+
+    def leave_operation_definition(self, operation: OperationDefinitionNode, *_args):
+        schema = self.context.schema
+        for usage in self.context.get_recursive_variable_usages(operation):
+            var_def = self.var_def_map.get(usage.node.name.value)
+            if not var_def or not usage.type:
+                continue
+            var_type = type_from_ast(schema, var_def.type)
+            if var_type and not any(
+                allowed_variable_usage(schema, t, var_def.default_value, usage.type, usage.default_value)
+                for t in (var_type, as_id(var_type))
+            ):
+                self.report_error(
+                    GraphQLError(
+                        f"Variable '${usage.node.name.value}' of type '{var_type}' used"
+                        f" in position expecting type '{usage.type}'.",
+                        [var_def, usage.node],
+                    )
+                )
+
+
 ROOT_FIELDS_COUNTED = 10_000
-RULES = [*specified_rules, DepthLimit, SizeLimit]
+RULES = [
+    *(VariablesInAllowedPosition if r is VariablesInAllowedPositionRule else r for r in specified_rules),
+    DepthLimit,
+    SizeLimit,
+]
 # The documents REST generates nest a generic relation's object as whichever type it is (a
 # change record's object: any type), where fields of one name may differ in type from type to
 # type; each type's fields are read by its own plan, so they never need merging.

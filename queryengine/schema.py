@@ -14,7 +14,7 @@ import graphene
 from django.contrib.contenttypes.models import ContentType
 from graphene_django import DjangoObjectType
 
-from . import customschema, naturalslug, query, relatedlists, uploads
+from . import customschema, naturalslug, otherfields, query, relatedlists, uploads
 from .documents import GENERIC_MARK
 from .filters import (
     BIG_INT_ARGUMENT,
@@ -276,8 +276,20 @@ def _field_attrs(resource: Resource) -> dict:
             attrs[name] = graphene.Field(scalar)
     for name in resource.timestamps:
         attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
+    attrs.update(generic_by_type_fields(resource))
+    for name, rel in otherfields.reverse_ones(resource).items():
+        if name not in attrs:
+            target = resource_for(rel.related_model)
+            attrs[name] = graphene.Field(
+                _type_of(target.model),
+                resolver=lambda root, info, _n=name, _t=target: related_object(root, info, _n, _t),
+            )
+    if otherfields.NATURAL_SORT_KEY not in attrs and otherfields.has_natural_sort_key(resource):
+        # the name's natural-sort key, as the reference shows it
+        attrs[otherfields.NATURAL_SORT_KEY] = graphene.String()
+    former = relatedlists.former_names(resource)
     for name, relation in relatedlists.relations_of(resource).items():
-        attrs[name] = related_list_field(relation)
+        attrs[name] = related_list_field(relation, former.get(name))
     if resource.has_notes:
         attrs["notes_url"] = graphene.String(
             resolver=lambda root, info: object_url(info.context, resource, root.pk) + "notes/"
@@ -287,20 +299,39 @@ def _field_attrs(resource: Resource) -> dict:
     if resource.has_custom_fields:
         for name in ("custom_fields", "_custom_field_data"):
             attrs[name] = GenericScalar(resolver=lambda root, info: root._custom_field_data)
+    attrs.update({k: v for k, v in otherfields.extension_fields(resource, TYPES).items() if k not in attrs})
     if not resource.integer_pk:
         # REST's nested form of an object reached through a generic relation carries it (true).
         attrs[GENERIC_MARK] = graphene.Boolean(resolver=lambda root, info: True)
     return attrs
 
 
-def related_list_field(relation: relatedlists.Relation) -> graphene.Field:
+def generic_by_type_fields(resource: Resource) -> dict:
+    """`<prefix>_<type>` of each generic relation shown by type (Resource.generic_by_type)."""
+    attrs: dict = {}
+    for field_name, (name, object_type) in otherfields.by_type(resource).items():
+        type_field, id_field = next(s for s in resource.fields if s.name == name).columns
+        attrs[field_name] = graphene.Field(
+            _type_of(resource_by_object_type(object_type).model),
+            resolver=lambda root, info, _t=type_field, _i=id_field, _o=object_type: (
+                generic_object(_o, value_at(root, _i), info.context)
+                if content_type_label(value_at(root, _t)) == _o
+                else None
+            ),
+        )
+    return attrs
+
+
+def related_list_field(relation: relatedlists.Relation, renamed: str | None = None) -> graphene.Field:
     """A list of related objects taking the members' list filters, `limit` and `offset`: the
-    arguments of the members' root list (but `order_by`), given once the schema is built."""
+    arguments of the members' root list (but `order_by`), given once the schema is built. A
+    former name says which name replaces it."""
     return graphene.Field(
         graphene.List(_type_of(relation.target)),
         resolver=lambda root, info, _r=relation, **args: relatedlists.members(
             _r, root, info.context.viewer(), args
         ),
+        deprecation_reason=f"Use `{renamed}`." if renamed else None,
     )
 
 
@@ -399,10 +430,12 @@ def build_query() -> type:
                 _r, info.context.user, args
             ),
         )
+        # `ID`, as the reference types it (a `UUID` variable is taken too: rules.as_id); no id
+        # finds nothing.
         fields[resource.single_field] = graphene.Field(
             object_type,
-            id=graphene.Argument(graphene.Int if resource.integer_pk else UUID, required=True),
-            resolver=lambda root, info, id, _r=resource: query.single_queryset(
+            id=graphene.ID(),
+            resolver=lambda root, info, id=None, _r=resource: query.single_queryset(
                 _r, info.context.user, id
             ).first(),
         )
@@ -416,7 +449,22 @@ def build_schema() -> graphene.Schema:
 
     built = graphene.Schema(query=build_query(), mutation=build_mutation(), auto_camelcase=False)
     share_list_arguments(built)
+    add_reference_roots(built)
     return built
+
+
+def add_reference_roots(built: graphene.Schema) -> None:
+    """The root fields under the reference's names too (Resource.reference_fields), each the very
+    field of this schema's name (its `_count` beside a list): no arguments built twice."""
+    roots = built.graphql_schema.query_type.fields
+    for resource in resources():
+        for name, own in resource.reference_fields.items():
+            pairs = [(name, own)]
+            if own == resource.list_field:
+                pairs.append((f"{name}_count", f"{own}_count"))
+            for alias, original in pairs:
+                if alias not in roots:
+                    roots[alias] = roots[original]
 
 
 schema = build_schema()

@@ -94,9 +94,12 @@ def test_headers_over_known_fragments_are_judged_as_the_whole_validation_judges_
         "known fragment on another type": listed.replace("results: devices(", "results: locations(", 1),
         "unknown fragment": listed.replace(f"...{top}", "...NoSuchFragment", 1),
         "subscription": listed.replace("query (", "subscription (", 1),
-        "required argument missing": shown.replace("(id: $id)", "").replace("($id: UUID!) ", ""),
-        "nullable into required": shown.replace("$id: UUID!", "$id: UUID", 1),
-        "wrong required type": shown.replace("$id: UUID!", "$id: String!", 1),
+        # An object's id is an optional `ID`, as the reference's; a `UUID` variable fits it too.
+        "id left out": shown.replace("(id: $id)", "").replace("($id: ID!) ", ""),
+        "nullable id": shown.replace("$id: ID!", "$id: ID", 1),
+        "a UUID for an ID": shown.replace("$id: ID!", "$id: UUID!", 1),
+        "a list of UUIDs for an ID": shown.replace("$id: ID!", "$id: [UUID]", 1),
+        "wrong type": shown.replace("$id: ID!", "$id: String!", 1),
     }
     assert all(text not in (listed, shown) for text in variations.values())
     for case, text in variations.items():
@@ -106,6 +109,7 @@ def test_headers_over_known_fragments_are_judged_as_the_whole_validation_judges_
         assert [e.message for e in answered] == [e.message for e in whole], case
     # A subscription is refused when run (the schema has none), as the rules leave it.
     valid = {"literal that fits", "default value", "directive", "same key twice", "subscription"}
+    valid |= {"id left out", "nullable id", "a UUID for an ID"}
     assert {case for case, text in variations.items() if not engine.prepare(text).errors} == valid
 
 

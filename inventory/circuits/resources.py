@@ -51,6 +51,7 @@ register(
             lambda side, location, network, cloud: f"Termination {side}: {location or network or cloud}",
         ),
         **cabled(
+            CircuitTermination,
             search=("xconnect_id", "pp_info", "description"),
             natural_key=None,
             legacy=Legacy(

@@ -1,6 +1,6 @@
 """The data validation application's declarations: each model once, under /api/data-validation/."""
 
-from queryengine.registry import Display, Resource, register
+from queryengine.registry import Display, GenericList, Resource, every_object, register
 
 from .models import (
     DataCompliance,
@@ -33,6 +33,7 @@ register(
             ("compliance_class_name", "validated_attribute", "validated_object_str"), compliance_display
         ),
         search=("compliance_class_name", "message", "content_type__app_label", "content_type__model"),
+        generic_lists={"associated_data_compliance": GenericList("content_type", "object_id", every_object)},
         natural_key=None,
         notes=True,
         # Results of audits: kept by the jobs that make them, not a history of their own.

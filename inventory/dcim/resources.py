@@ -1,5 +1,6 @@
 import uuid
 
+from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import F, Q
 
@@ -12,10 +13,12 @@ from queryengine.registry import (
     Resource,
     extend_graphql,
     register,
+    words,
 )
 
 from . import graphql, terminations
 from .capabilities import CAPABILITIES
+from .choices import COMPATIBLE_TERMINATIONS
 from .filters import INTERFACE_DEVICE, KIND, compatible_with_bay, flag, members, objects_named
 from .labels import device_display, module_bay_labels, module_labels
 from .legacy import region_of, site_filters, site_of, within
@@ -73,7 +76,8 @@ from .models import (
 from .models.cables import CABLE_ENDS, CableTermination
 from .models.cabletypes import END_FIELDS
 from .models.locations import REGION, SITE, view_type
-from .models.paths import ENDPOINT_TYPES
+from .models.moduletree import CARRIERS
+from .models.paths import ENDPOINT_TYPES, ENDPOINTS, object_types
 
 CABLE_PEER_TYPE = Computed(
     ("_cable_peer_type__app_label", "_cable_peer_type__model"),
@@ -105,15 +109,20 @@ HAS_PRIMARY_IP = flag(
 SERIAL = {"serial": "iexact"}
 
 
-def cabled(endpoint: bool = True, **declaration) -> dict:
+def cabled(model, endpoint: bool = True, **declaration) -> dict:
     """A cable-able resource's declaration: it also shows its cable and the object at the far end,
-    and an endpoint (not a front or rear port) where its path arrives."""
+    and an endpoint (not a front or rear port) where its path arrives; each also as one field per
+    kind of object a cable from `model` may reach (`cable_peer_interface`, `connected_interface`)."""
     computed = {"cable_peer_type": CABLE_PEER_TYPE, **(CONNECTED_ENDPOINT if endpoint else {})}
     generic = {**CableTermination.CABLE_GENERIC}
+    peers = COMPATIBLE_TERMINATIONS[model._meta.model_name]
+    by_type = {"cable_peer": ("cable_peer", object_types(peers))}
     if endpoint:
         generic["connected_endpoint"] = ("_path__destination_type", "_path__destination_id", ENDPOINT_TYPES)
+        by_type["connected_endpoint"] = ("connected", object_types(peers & ENDPOINTS))
     return {
         **declaration,
+        "generic_by_type": by_type,
         "computed": {**computed, **declaration.get("computed", {})},
         "generic": {**generic, **declaration.get("generic", {})},
         "read_only": ("cable", *declaration.get("read_only", ())),
@@ -434,6 +443,14 @@ register(
 
 # --- devices ---------------------------------------------------------------------------------
 
+# A device's parts with those of the modules installed in it, at any depth (`all_interfaces`,
+# `all_modules`, ...): what a module carries carries the device too (moduletree).
+ALL_PARTS = {
+    **{
+        f"all_{words(apps.get_model('dcim', name))}s": f"dcim.{name}.{device}" for name, device, _ in CARRIERS
+    },
+    "all_modules": "dcim.Module.parent_module_bay__parent_device",
+}
 register(
     Resource(
         Device,
@@ -449,6 +466,7 @@ register(
             "local_config_context_data_owner_object_id",
         ),
         reverse_one=("parent_bay",),
+        lists=ALL_PARTS,
         relations={
             "manufacturer": "device_type__manufacturer",
             "device_family": "device_type__device_family",
@@ -625,13 +643,14 @@ for component, route in COMPONENTS:
         else Legacy(nested=("device", "name"), filters=site_filters("device__location")),
     }
     if component is not DeviceBay:
-        declaration = cabled(endpoint=component not in (FrontPort, RearPort), **declaration)
+        declaration = cabled(component, endpoint=component not in (FrontPort, RearPort), **declaration)
     register(Resource(component, route, **declaration))
 register(
     Resource(
         Interface,
         "dcim/interfaces",
         **cabled(
+            Interface,
             filters={"kind": KIND, "device": INTERFACE_DEVICE, "device_id": INTERFACE_DEVICE},
             search=("name", "label", "description", "mac_address"),
             counts={"ip_address_count": "ipam.IPAddress.interface_assignments__interface"},
@@ -721,7 +740,9 @@ register(
     Resource(
         PowerFeed,
         "dcim/power-feeds",
-        **cabled(search=("name", "comments"), natural_key=None, legacy=Legacy(nested=("name", "cable"))),
+        **cabled(
+            PowerFeed, search=("name", "comments"), natural_key=None, legacy=Legacy(nested=("name", "cable"))
+        ),
     )
 )
 register(

@@ -8,10 +8,13 @@ from queryengine.registry import (
     Computed,
     CustomFilter,
     Display,
+    GenericList,
     Legacy,
     Resource,
+    every_object,
     extend_graphql,
     register,
+    with_custom_fields,
 )
 
 from . import gitapi, graphql, tagging
@@ -192,6 +195,11 @@ register(
         "extras/contact-associations",
         display=Display((), load=contact_association_labels),
         search=(),
+        generic_lists={
+            "associated_contacts": GenericList(
+                "associated_object_type", "associated_object_id", with_custom_fields
+            )
+        },
         natural_key=None,
     )
 )
@@ -211,6 +219,11 @@ register(
         "extras/object-metadata",
         display=Display((), load=metadata_labels),
         search=(),
+        generic_lists={
+            "associated_object_metadata": GenericList(
+                "assigned_object_type", "assigned_object_id", every_object
+            )
+        },
         natural_key=None,
     )
 )
@@ -241,6 +254,11 @@ register(
         display=Display((), load=static_member_labels),
         generic={"associated_object": ("associated_object_type", "associated_object_id", ANY_TYPE)},
         search=(),
+        generic_lists={
+            "static_group_association_set": GenericList(
+                "associated_object_type", "associated_object_id", with_custom_fields
+            )
+        },
         natural_key=None,
     )
 )
@@ -357,7 +375,7 @@ register(
         legacy=Legacy(nested=("name", "image"), created_is_date=False),
     )
 )
-extend_graphql(query=graphql.query_fields)
+extend_graphql(query=graphql.query_fields, types=graphql.type_fields)
 
 
 def content_type_display(app_label: str, model: str) -> str:

@@ -688,7 +688,7 @@ class IPAddressToInterface(BaseModel):
 
     class Meta:
         ordering = ["ip_address", "interface"]
-        verbose_name = "IP address to interface"
+        verbose_name = "IP address assignment"
         constraints = [
             models.UniqueConstraint(fields=["ip_address", "interface"], name="ipam_ipaddress_interface_once"),
             models.UniqueConstraint(

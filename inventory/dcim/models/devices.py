@@ -210,7 +210,7 @@ class DeviceTypeToSoftwareImageFile(BaseModel):
 
     class Meta:
         ordering = ["device_type", "software_image_file"]
-        verbose_name = "device type to software image file"
+        verbose_name = "device type to software image file mapping"
         constraints = [
             models.UniqueConstraint(
                 fields=["device_type", "software_image_file"], name="dcim_devicetype_softwareimagefile_once"
