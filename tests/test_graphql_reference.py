@@ -74,7 +74,7 @@ def test_cable_ends_show_their_peer_and_endpoint_by_type(api, sample):
             connected_circuit_termination { term_side }
             cable { id }
           }
-          circuit_terminations(cabled: "true") {
+          circuit_terminations(cabled: true) {
             cable_peer_front_port { name device { name } }
             cable_peer_interface { name }
             cable_peer_circuit_termination { id }
@@ -210,7 +210,7 @@ def test_one_to_one_relations_from_the_other_side_and_natural_sort_keys(api, sam
         api,
         f"""{{ device(id: "{master.master_id}") {{ vc_master_for {{ name }} }}
               interface(id: "{cabled.pk}") {{ _name cable_termination {{ cable {{ id }} }} }}
-              interfaces(cabled: "false", limit: 1) {{ cable_termination {{ id }} }} }}""",
+              interfaces(cabled: false, limit: 1) {{ cable_termination {{ id }} }} }}""",
     )
     assert "errors" not in body, body
     assert body["data"]["device"] == {"vc_master_for": {"name": master.name}}
