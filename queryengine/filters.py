@@ -13,7 +13,7 @@ import difflib
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from functools import reduce
 
@@ -31,6 +31,7 @@ from .registry import (
     FOREIGN_KEY,
     MANY_TO_MANY,
     SCALAR,
+    CustomFilter,
     Resource,
     custom_field_support,
     resource_for,
@@ -319,20 +320,21 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
     legacy = set(resource.legacy.filters)
     for name, custom in {**extended, **resource.filters, **resource.legacy.filters}.items():
-        found[name] = Filter(
-            name,
-            "",
-            "custom",
-            False,
-            custom.parse,
-            "custom",
-            custom.build,
-            custom.oracle,
-            custom.samples,
-            legacy=name in legacy,
-            reader=custom.reader,
-            argument=BOOLEAN_ARGUMENT if custom.boolean else LIST_ARGUMENT,
-        )
+        for key, (custom_filter, negate) in _custom_family(resource, name, custom).items():
+            found[key] = Filter(
+                key,
+                "",
+                "custom",
+                negate,
+                custom_filter.parse,
+                "custom",
+                custom_filter.build,
+                custom_filter.oracle,
+                custom_filter.samples,
+                legacy=name in legacy,
+                reader=custom_filter.reader,
+                argument=BOOLEAN_ARGUMENT if custom_filter.boolean else LIST_ARGUMENT,
+            )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
     if resource.has_custom_fields:
@@ -342,6 +344,30 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields", argument=CUSTOM_FIELDS_ARGUMENT
         )
     return found
+
+
+def _custom_family(resource: Resource, name: str, custom: CustomFilter) -> dict[str, tuple]:
+    """A declared filter and the lookups it asks for, each with whether it is built negated:
+    `__n` (the objects matching none of the values) and `__isnull` (a boolean, from `present`)."""
+    family = {name: (custom, False)}
+    if custom.negated:
+        matching = custom.oracle
+        negated = replace(custom, oracle=None if matching is None else lambda *args: not matching(*args))
+        family[f"{name}__n"] = (negated, True)
+    if custom.present is not None:
+        present, model = custom.present, resource.model
+
+        def build(parsed) -> Q:
+            return ~present() if parsed[-1] else present()
+
+        def absent(obj, parsed) -> bool:
+            return model._default_manager.filter(present(), pk=obj.pk).exists() != parsed[-1]
+
+        family[f"{name}__isnull"] = (
+            CustomFilter(build, parse_bool, absent, ("true", "false"), boolean=True),
+            False,
+        )
+    return family
 
 
 def related_model_at(model: type[models.Model], path: str) -> type[models.Model]:

@@ -86,7 +86,10 @@ class CustomFilter:
     `reader`: what it selects depends on who reads (stages awaiting their approval), so `build`
     and `oracle` take the reading user as a last argument: anonymous, or None where no one reads
     (a stored filter). `boolean`: one true or false value, as the reference's boolean filters:
-    GraphQL takes a `Boolean`, REST the last value given (parse with `parse_bool`)."""
+    GraphQL takes a `Boolean`, REST the last value given (parse with `parse_bool`).
+
+    `negated`: also `<name>__n`, the objects matching none of the values. `present() -> Q`: also
+    `<name>__isnull` (a boolean), true selecting the objects `present` does not."""
 
     build: Callable
     parse: Callable | None = None
@@ -94,6 +97,8 @@ class CustomFilter:
     samples: tuple | Callable = ()
     reader: bool = False
     boolean: bool = False
+    negated: bool = False
+    present: Callable | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,97 @@
+"""Named filter families declared once and given to every model they apply to: `contacts`,
+`teams` and `dynamic_groups` (with `__n`, `__isnull`), checked through REST and GraphQL on real
+associations for every such model of the registry."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from django.contrib.contenttypes.models import ContentType
+
+from inventory.extras.models import Contact, ContactAssociation, DynamicGroup, Role, Status, Team
+from inventory.extras.models.groups import StaticGroupAssociation
+from queryengine.permissions import restricted
+from queryengine.registry import resources
+from rest import versioning
+
+RESOURCES = [r for r in resources() if r.served_at(versioning.DEFAULT)]
+CONTACTABLE = [r for r in RESOURCES if getattr(r.model, "is_contact_associable_model", False)]
+GROUPABLE = [r for r in RESOURCES if getattr(r.model, "is_dynamic_group_associable_model", False)]
+
+
+def ids(api, resource, params) -> set[str]:
+    body = api.json(f"/api/{resource.route}/", {"limit": 1000, **params})
+    assert body["count"] == len(body["results"])
+    return {row["id"] for row in body["results"]}
+
+
+def graphql_ids(api, resource, arguments: str) -> set[str]:
+    query = f"{{ {resource.list_field}({arguments}) {{ id }} }}"
+    response = api.post("/api/graphql/", {"query": query})
+    body = orjson.loads(response.content)
+    assert response.status_code == 200 and "errors" not in body, body
+    return {row["id"] for row in body["data"][resource.list_field]}
+
+
+def two_objects(resource, user) -> tuple[list, set[str]]:
+    everything = {str(pk) for pk in restricted(resource, user).values_list("pk", flat=True)}
+    chosen = list(restricted(resource, user).order_by("pk")[:2])
+    assert len(chosen) == 2, resource.route
+    return chosen, everything
+
+
+def test_the_families_apply_where_the_reference_has_them():
+    routes = {r.route for r in CONTACTABLE}
+    assert {"dcim/devices", "extras/config-contexts", "extras/dynamic-groups"} <= routes
+    assert not routes & {"extras/contacts", "extras/teams", "extras/contact-associations", "users/users"}
+    groupable = {r.route for r in GROUPABLE}
+    assert {"dcim/console-port-templates", "extras/contacts", "dcim/location-types"} <= groupable
+    assert not groupable & {"extras/dynamic-groups", "extras/config-contexts", "ipam/vrf-prefix-assignments"}
+
+
+@pytest.mark.usefixtures("shared_sample")
+@pytest.mark.parametrize("resource", CONTACTABLE, ids=lambda r: r.route)
+def test_contacts_and_teams_select_associated_objects(api, superuser, resource):
+    (first, second), everything = two_objects(resource, superuser)
+    kind = ContentType.objects.get_for_model(resource.model)
+    role = Role.objects.order_by("name").first()
+    status = Status.objects.order_by("name").first()
+    ContactAssociation.objects.filter(associated_object_type=kind).delete()  # the sample's own
+    contact, team = Contact.objects.create(name="Filter contact"), Team.objects.create(name="Filter team")
+    ContactAssociation.objects.create(
+        contact=contact, associated_object_type=kind, associated_object_id=first.pk, role=role, status=status
+    )
+    ContactAssociation.objects.create(
+        team=team, associated_object_type=kind, associated_object_id=second.pk, role=role, status=status
+    )
+    one, two = {str(first.pk)}, {str(second.pk)}
+    assert ids(api, resource, {"contacts": contact.name}) == one
+    assert ids(api, resource, {"contacts": str(contact.pk)}) == one
+    assert ids(api, resource, {"contacts__n": contact.name}) == everything - one
+    assert ids(api, resource, {"contacts__isnull": "false"}) == one
+    assert ids(api, resource, {"contacts__isnull": "true"}) == everything - one
+    assert ids(api, resource, {"teams": team.name}) == two
+    assert ids(api, resource, {"teams__n": str(team.pk)}) == everything - two
+    assert ids(api, resource, {"teams__isnull": "true"}) == everything - two
+    body = api.json(f"/api/{resource.route}/", {"contacts": "nobody"}, status=400)
+    assert list(body) == ["contacts"]
+    # The same names are GraphQL's arguments.
+    assert graphql_ids(api, resource, f'contacts: ["{contact.name}"]') == one
+    assert graphql_ids(api, resource, f'teams__n: ["{team.name}"]') == everything - two
+    assert graphql_ids(api, resource, "contacts__isnull: true") == everything - one
+
+
+@pytest.mark.usefixtures("shared_sample")
+@pytest.mark.parametrize("resource", GROUPABLE, ids=lambda r: r.route)
+def test_dynamic_groups_select_their_members(api, superuser, resource):
+    (first, _), everything = two_objects(resource, superuser)
+    kind = ContentType.objects.get_for_model(resource.model)
+    group = DynamicGroup.objects.create(name="Filter group", content_type=kind, group_type="static")
+    StaticGroupAssociation.objects.create(
+        dynamic_group=group, associated_object_type=kind, associated_object_id=first.pk
+    )
+    one = {str(first.pk)}
+    assert ids(api, resource, {"dynamic_groups": group.name}) == one
+    assert ids(api, resource, {"dynamic_groups": str(group.pk)}) == one
+    assert ids(api, resource, {"dynamic_groups__n": group.name}) == everything - one
+    assert graphql_ids(api, resource, f'dynamic_groups__n: ["{group.pk}"]') == everything - one
