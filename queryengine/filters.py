@@ -315,6 +315,14 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 found[f"{name}__n"] = Filter(f"{name}__n", "tags", "exact", True, None, "tags")
     for name in resource.timestamps:
         add(name, name, NUMERIC_LOOKUPS, parse_datetime_value)
+    for name, path, fk, by_id in _relayed(resource):
+        if name in found:  # the model's own field of that name
+            continue
+        if by_id:
+            integer = isinstance(fk.target_field, models.IntegerField)
+            add(name, path, EXACT_LOOKUPS, parse_int if integer else parse_uuid, nullable=fk.null)
+        else:
+            add(name, path, EXACT_LOOKUPS, None, "related", nullable=fk.null)
     for name, path in resource.relations.items():
         add(name, path, EXACT_LOOKUPS, None, "related")
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
@@ -344,6 +352,28 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields", argument=CUSTOM_FIELDS_ARGUMENT
         )
     return found
+
+
+def _relayed(resource: Resource):
+    """(name, ORM path, the foreign key at its end, whether the path ends at its id column) of the
+    filters the models this one points at relay to it (`Resource.relayed`): `tenant_group`
+    through `tenant`."""
+    relayed = set()
+    for spec in resource.fields:
+        target = resource_for(spec.target) if spec.kind == FOREIGN_KEY and spec.target else None
+        # Association tables (no custom fields) take their own fields' filters only.
+        if target is None or not target.relayed or spec.name != target.single_field:
+            continue
+        if not resource.has_custom_fields:
+            continue
+        for name, path in target.relayed.items():
+            if name in relayed:  # through the first of the relations that relay it
+                continue
+            relayed.add(name)
+            *parents, last = path.split("__")
+            model = related_model_at(target.model, "__".join(parents)) if parents else target.model
+            fk = model._meta.get_field(last.removesuffix("_id"))
+            yield name, f"{spec.name}__{path}", fk, last != fk.name
 
 
 def _custom_family(resource: Resource, name: str, custom: CustomFilter) -> dict[str, tuple]:

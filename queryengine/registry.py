@@ -282,6 +282,11 @@ class Resource:
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
     # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter.
     relations: dict[str, str] = field(default_factory=dict)
+    # Filters every model pointing here by a foreign key named as this model (`tenant`) takes
+    # through it: name -> ORM path from here. A tenant's {"tenant_group": "tenant_group"} gives a
+    # device `tenant_group` (`tenant__tenant_group`, by id or name); a path ending in `_id`
+    # (`cluster_group_id`) takes ids only. A model's own `relations` win.
+    relayed: dict[str, str] = field(default_factory=dict)
     # Filters by a related object that name only some of its objects: filter -> their lookups
     # (a tunnel endpoint's `tunnel_interface` takes tunnel interfaces: {"type": "tunnel"}).
     filter_choices: dict[str, dict] = field(default_factory=dict)

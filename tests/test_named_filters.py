@@ -10,7 +10,9 @@ from django.contrib.contenttypes.models import ContentType
 
 from inventory.extras.models import Contact, ContactAssociation, DynamicGroup, Role, Status, Team
 from inventory.extras.models.groups import StaticGroupAssociation
+from queryengine.filters import _relayed
 from queryengine.permissions import restricted
+from queryengine.query import filters_of
 from queryengine.registry import resources
 from rest import versioning
 
@@ -95,3 +97,44 @@ def test_dynamic_groups_select_their_members(api, superuser, resource):
     assert ids(api, resource, {"dynamic_groups": str(group.pk)}) == one
     assert ids(api, resource, {"dynamic_groups__n": group.name}) == everything - one
     assert graphql_ids(api, resource, f'dynamic_groups__n: ["{group.pk}"]') == everything - one
+
+
+# -- filters relayed through a foreign key (a device's `tenant_group` through its tenant) ---------
+
+RELAYED = [(r, name, path, by_id) for r in RESOURCES for name, path, _, by_id in _relayed(r)]
+
+
+def value_at(obj, path: str):
+    for part in path.split("__"):
+        obj = None if obj is None else getattr(obj, part)
+    return obj
+
+
+@pytest.mark.usefixtures("shared_sample")
+@pytest.mark.parametrize(
+    ("resource", "name", "path", "by_id"), RELAYED, ids=[f"{r.route}:{n}" for r, n, _, _ in RELAYED]
+)
+def test_relayed_filters_select_through_the_relation(api, superuser, resource, name, path, by_id):
+    if not any(value_at(o, path) for o in restricted(resource, superuser)):
+        # Point one object at a related object reaching a value (a tenant in a group).
+        through, rest = path.split("__", 1)
+        model = resource.model._meta.get_field(through).related_model
+        reaching = model.objects.filter(**{f"{rest}__isnull": False}).first()
+        resource.model.objects.filter(pk=restricted(resource, superuser).first().pk).update(
+            **{through: reaching}
+        )
+    objects = list(restricted(resource, superuser))
+    reached = {str(o.pk): value_at(o, path) for o in objects}
+    present = sorted({str(v.pk if hasattr(v, "pk") else v) for v in reached.values() if v is not None})
+    assert present, f"the sample reaches no {name} from {resource.route}"
+    wanted = present[0]
+    one = {pk for pk, v in reached.items() if v is not None and str(getattr(v, "pk", v)) == wanted}
+    assert ids(api, resource, {name: wanted}) == one
+    assert ids(api, resource, {f"{name}__n": wanted}) == set(reached) - one
+    assert graphql_ids(api, resource, f'{name}: ["{wanted}"]') == one
+    if not by_id:
+        target = value_at(next(o for o in objects if str(o.pk) in one), path)
+        assert ids(api, resource, {name: target.name}) == one
+    if f"{name}__isnull" in filters_of(resource):
+        empty = {pk for pk, v in reached.items() if v is None}
+        assert ids(api, resource, {f"{name}__isnull": "true"}) == empty

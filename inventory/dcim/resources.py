@@ -398,6 +398,7 @@ register(
         Rack,
         "dcim/racks",
         search=("name", "facility_id", "serial", "asset_tag", "comments"),
+        relayed={"rack_group": "rack_group", "location": "location"},
         counts={"device_count": "dcim.Device.rack", "power_feed_count": "dcim.PowerFeed.rack"},
         natural_key=None,
         legacy=Legacy(
@@ -693,6 +694,7 @@ register(
         PowerPanel,
         "dcim/power-panels",
         search=("name",),
+        relayed={"location": "location"},
         counts={"power_feed_count": "dcim.PowerFeed.power_panel"},
         natural_key=None,
         legacy=Legacy(
