@@ -10,6 +10,7 @@ from django.contrib.contenttypes.models import ContentType
 
 from inventory.extras.models import Contact, ContactAssociation, DynamicGroup, Role, Status, Team
 from inventory.extras.models.groups import StaticGroupAssociation
+from inventory.virtualization.models import VirtualMachine
 from queryengine.filters import _relayed
 from queryengine.permissions import restricted
 from queryengine.query import filters_of
@@ -138,3 +139,21 @@ def test_relayed_filters_select_through_the_relation(api, superuser, resource, n
     if f"{name}__isnull" in filters_of(resource):
         empty = {pk for pk, v in reached.items() if v is None}
         assert ids(api, resource, {f"{name}__isnull": "true"}) == empty
+
+
+def test_virtual_machines_by_cluster_type_as_the_ansible_inventory_asks(api, sample):
+    """The Ansible inventory checks its filters against the OpenAPI document, then lists virtual
+    machines by cluster type (by name) and cluster group."""
+    document = orjson.loads(api.get("/api/swagger.json").content)
+    listed = {p["name"] for p in document["paths"]["/virtualization/virtual-machines/"]["get"]["parameters"]}
+    assert {"cluster_type", "cluster_type_id", "cluster_group", "cluster_group_id", "tenant_group"} <= listed
+    machines = VirtualMachine.objects.select_related("cluster__cluster_type")
+    kind = machines.first().cluster.cluster_type
+    expected = {str(vm.pk) for vm in machines if vm.cluster.cluster_type_id == kind.pk}
+    route = next(r for r in RESOURCES if r.model is VirtualMachine)
+    assert ids(api, route, {"cluster_type": kind.name}) == expected
+    assert ids(api, route, {"cluster_type_id": str(kind.pk)}) == expected
+    assert ids(api, route, {"cluster_type__n": kind.name}) == {str(vm.pk) for vm in machines} - expected
+    assert graphql_ids(api, route, f'cluster_type: ["{kind.name}"]') == expected
+    body = api.json("/api/virtualization/virtual-machines/", {"cluster_type": "no-such-type"}, status=400)
+    assert list(body) == ["cluster_type"]

@@ -14,7 +14,7 @@ from queryengine.registry import (
     register,
 )
 
-from . import gitapi, graphql, tagging
+from . import gitapi, graphql, metadata, tagging
 from .contacts import CONTACT_FILTERS, TEAM_FILTERS
 from .contacts import association_labels as contact_association_labels
 from .groups import static_member_labels
@@ -210,7 +210,9 @@ register(
         ObjectMetadata,
         "extras/object-metadata",
         display=Display((), load=metadata_labels),
-        search=(),
+        search=metadata.SEARCHED,
+        search_q=metadata.search_q,
+        filters={"value": metadata.VALUE_FILTER},
         natural_key=None,
     )
 )
