@@ -315,6 +315,9 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 found[f"{name}__n"] = Filter(f"{name}__n", "tags", "exact", True, None, "tags")
     for name in resource.timestamps:
         add(name, name, NUMERIC_LOOKUPS, parse_datetime_value)
+    for name, path in _to_many(resource):
+        if name not in found:  # a field of the model's own, or an earlier relation
+            add(name, path, EXACT_LOOKUPS, None, "related")
     for name, path, fk, by_id in _relayed(resource):
         if name in found:  # the model's own field of that name
             continue
@@ -352,6 +355,23 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields", argument=CUSTOM_FIELDS_ARGUMENT
         )
     return found
+
+
+def _to_many(resource: Resource):
+    """(name, ORM path) of the relations to many objects of other registered models, named by id
+    or name: many-to-many fields (a device's `software_image_files`) and other models' foreign
+    keys pointing here (a device's `interfaces`), those of association tables (no custom fields)
+    aside. Named as the objects read them (the accessor), where the ORM names them so too."""
+    for spec in resource.fields:
+        if spec.kind == MANY_TO_MANY and spec.name != "tags" and resource_for(spec.target) is not None:
+            yield spec.name, spec.name
+    for relation in resource.model._meta.related_objects:
+        target = resource_for(relation.related_model)
+        if relation.one_to_one or relation.hidden or target is None or not target.has_custom_fields:
+            continue
+        name = relation.get_accessor_name()
+        if name and name == relation.name:
+            yield name, name
 
 
 def _relayed(resource: Resource):

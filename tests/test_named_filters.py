@@ -11,7 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from inventory.extras.models import Contact, ContactAssociation, DynamicGroup, Role, Status, Team
 from inventory.extras.models.groups import StaticGroupAssociation
 from inventory.virtualization.models import VirtualMachine
-from queryengine.filters import _relayed
+from queryengine.filters import _relayed, _to_many
 from queryengine.permissions import restricted
 from queryengine.query import filters_of
 from queryengine.registry import resources
@@ -25,7 +25,7 @@ GROUPABLE = [r for r in RESOURCES if getattr(r.model, "is_dynamic_group_associab
 def ids(api, resource, params) -> set[str]:
     body = api.json(f"/api/{resource.route}/", {"limit": 1000, **params})
     assert body["count"] == len(body["results"])
-    return {row["id"] for row in body["results"]}
+    return {str(row["id"]) for row in body["results"]}
 
 
 def graphql_ids(api, resource, arguments: str) -> set[str]:
@@ -33,7 +33,7 @@ def graphql_ids(api, resource, arguments: str) -> set[str]:
     response = api.post("/api/graphql/", {"query": query})
     body = orjson.loads(response.content)
     assert response.status_code == 200 and "errors" not in body, body
-    return {row["id"] for row in body["data"][resource.list_field]}
+    return {str(row["id"]) for row in body["data"][resource.list_field]}
 
 
 def two_objects(resource, user) -> tuple[list, set[str]]:
@@ -141,7 +141,8 @@ def test_relayed_filters_select_through_the_relation(api, superuser, resource, n
         assert ids(api, resource, {f"{name}__isnull": "true"}) == empty
 
 
-def test_virtual_machines_by_cluster_type_as_the_ansible_inventory_asks(api, sample):
+@pytest.mark.usefixtures("shared_sample")
+def test_virtual_machines_by_cluster_type_as_the_ansible_inventory_asks(api):
     """The Ansible inventory checks its filters against the OpenAPI document, then lists virtual
     machines by cluster type (by name) and cluster group."""
     document = orjson.loads(api.get("/api/swagger.json").content)
@@ -157,3 +158,45 @@ def test_virtual_machines_by_cluster_type_as_the_ansible_inventory_asks(api, sam
     assert graphql_ids(api, route, f'cluster_type: ["{kind.name}"]') == expected
     body = api.json("/api/virtualization/virtual-machines/", {"cluster_type": "no-such-type"}, status=400)
     assert list(body) == ["cluster_type"]
+
+
+# -- relations to many objects (a device's `interfaces`, `software_image_files`) ----------------
+
+TO_MANY = [(r, name) for r in RESOURCES for name, _ in _to_many(r) if filters_of(r)[name].path == name]
+
+
+def reached(obj, name: str) -> set[str]:
+    return {str(pk) for pk in getattr(obj, name).values_list("pk", flat=True)}
+
+
+@pytest.mark.usefixtures("shared_sample")
+@pytest.mark.parametrize(("resource", "name"), TO_MANY, ids=[f"{r.route}:{n}" for r, n in TO_MANY])
+def test_relations_to_many_select_the_objects_holding_them(api, superuser, resource, name):
+    objects = list(restricted(resource, superuser))
+    held = {str(o.pk): reached(o, name) for o in objects}
+    present = sorted(set().union(*held.values()))
+    if not present:
+        pytest.skip(f"no {resource.route} in the sample holds {name}")
+    wanted = present[len(present) // 2]
+    one = {pk for pk, pks in held.items() if wanted in pks}
+    assert ids(api, resource, {name: wanted}) == one
+    assert ids(api, resource, {f"{name}__n": wanted}) == set(held) - one
+    target = getattr(objects[0], name).model
+    named = target._default_manager.get(pk=wanted)
+    if isinstance(getattr(named, "name", None), str) and named.name:
+        same_name = {
+            str(pk) for pk in target._default_manager.filter(name=named.name).values_list("pk", flat=True)
+        }
+        assert ids(api, resource, {name: named.name}) == {pk for pk, pks in held.items() if pks & same_name}
+    assert graphql_ids(api, resource, f'{name}: ["{wanted}"]') == one
+
+
+@pytest.mark.usefixtures("shared_sample")
+def test_most_relations_to_many_are_exercised_by_the_sample(superuser):
+    """The family above bites: the sample holds related objects for most of the relations."""
+    held = [
+        (r, n)
+        for r, n in TO_MANY
+        if any(getattr(o, n).exists() for o in restricted(r, superuser).order_by("pk")[:50])
+    ]
+    assert len(held) >= len(TO_MANY) // 2, (len(held), len(TO_MANY))
