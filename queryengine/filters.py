@@ -23,7 +23,7 @@ from django.db import connection, models
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
-from .permissions import restricted, within
+from .permissions import crosses_many, restricted, within
 from .registry import (
     CONTENT_TYPE,
     CONTENT_TYPES,
@@ -231,7 +231,12 @@ class Filter:
                 (reduce(lambda x, y: x | y, (Q(**{f"{f}__icontains": v}) for f in fields)) for v in parsed),
             )
         if self.lookup == "isnull":
-            return Q(**{f"{self.path}__isnull": parsed[-1]})
+            empty = Q(**{f"{self.path}__isnull": parsed[-1]})
+            if parsed[-1] and crosses_many(resource.model, empty):
+                # None related at all: not merely one association whose far end is empty.
+                holding = resource.model._default_manager.filter(**{f"{self.path}__isnull": False})
+                return ~Q(pk__in=holding.values("pk"))
+            return empty
         if self.lookup == "exact" and len(parsed) > 1:
             match = Q(**{f"{self.path}__in": parsed})
         else:
@@ -317,7 +322,7 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         add(name, name, NUMERIC_LOOKUPS, parse_datetime_value)
     for name, path in _to_many(resource):
         if name not in found:  # a field of the model's own, or an earlier relation
-            add(name, path, EXACT_LOOKUPS, None, "related")
+            add(name, path, EXACT_LOOKUPS, None, "related", nullable=True)
     for name, path, fk, by_id in _relayed(resource):
         if name in found:  # the model's own field of that name
             continue

@@ -372,6 +372,8 @@ def matches(flt: Filter, resource, obj, raw, reader=None) -> bool:
     if flt.kind == "tags":
         names = {t.name for t in obj.tags.all()}
         return not names & set(values) if flt.negate else set(values) <= names
+    if flt.lookup == "isnull" and flt.kind == "related":  # no related object at the path's end
+        return (not related_at(obj, flt.path)) == (values[0] == "true")
     actual = value_at(obj, flt.path)
     if flt.lookup == "isnull":
         return (actual is None) == (values[0] == "true")

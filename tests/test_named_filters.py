@@ -189,6 +189,10 @@ def test_relations_to_many_select_the_objects_holding_them(api, superuser, resou
         }
         assert ids(api, resource, {name: named.name}) == {pk for pk, pks in held.items() if pks & same_name}
     assert graphql_ids(api, resource, f'{name}: ["{wanted}"]') == one
+    # None at all: a VRF assigned to a virtual machine only (an association whose device is empty)
+    # still holds no device.
+    assert ids(api, resource, {f"{name}__isnull": "true"}) == {pk for pk, pks in held.items() if not pks}
+    assert ids(api, resource, {f"{name}__isnull": "false"}) == {pk for pk, pks in held.items() if pks}
 
 
 @pytest.mark.usefixtures("shared_sample")
