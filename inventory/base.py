@@ -52,6 +52,11 @@ def described_without_limits(model_field: models.Field) -> models.Field:
 
 
 class BaseModel(models.Model):
+    # Whether contacts and teams are associated with its objects, and dynamic groups hold them
+    # (their `contacts`, `teams` and `dynamic_groups` filters): as the reference's models.
+    is_contact_associable_model = False
+    is_dynamic_group_associable_model = False
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
 
     class Meta:
@@ -111,6 +116,9 @@ class BaseModel(models.Model):
 
 class OrganizationalModel(BaseModel):
     """An object with timestamps and custom fields but no tags (statuses, roles, tags, types)."""
+
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
 
     created = models.DateTimeField(auto_now_add=True, null=True)
     last_updated = models.DateTimeField(auto_now=True, null=True)

@@ -13,7 +13,7 @@ import difflib
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from functools import reduce
 
@@ -23,7 +23,7 @@ from django.db import connection, models
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
-from .permissions import restricted, within
+from .permissions import crosses_many, restricted, within
 from .registry import (
     CONTENT_TYPE,
     CONTENT_TYPES,
@@ -31,6 +31,7 @@ from .registry import (
     FOREIGN_KEY,
     MANY_TO_MANY,
     SCALAR,
+    CustomFilter,
     Resource,
     custom_field_support,
     resource_for,
@@ -236,7 +237,12 @@ class Filter:
             match = Q(**{f"{self.path}__isnull": False})
             return match if parsed[-1] else ~match
         if self.lookup == "isnull":
-            return Q(**{f"{self.path}__isnull": parsed[-1]})
+            empty = Q(**{f"{self.path}__isnull": parsed[-1]})
+            if parsed[-1] and crosses_many(resource.model, empty):
+                # None related at all: not merely one association whose far end is empty.
+                holding = resource.model._default_manager.filter(**{f"{self.path}__isnull": False})
+                return ~Q(pk__in=holding.values("pk"))
+            return empty
         if self.lookup == "exact" and len(parsed) > 1:
             match = Q(**{f"{self.path}__in": parsed})
         else:
@@ -398,25 +404,37 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     for name in resource.timestamps:
         family = Family(NUMERIC_LOOKUPS, parse_datetime_value, parse_datetime_value)
         add(name, name, family, nullable=model._meta.get_field(name).null)
+    for name, path in _to_many(resource):
+        if name not in found:  # a field of the model's own, or an earlier relation
+            add(name, path, RELATED, "related", nullable=True)
+    for name, path, fk, by_id in _relayed(resource):
+        if name in found:  # the model's own field of that name
+            continue
+        if by_id:
+            parse = parse_int if isinstance(fk.target_field, models.IntegerField) else parse_uuid
+            add(name, path, Family(EXACT_LOOKUPS, parse, parse), nullable=fk.null)
+        else:
+            add(name, path, RELATED, "related", nullable=fk.null)
     for name, path in resource.relations.items():
         add(name, path, RELATED, "related", nullable=nullable_at(model, path))
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
     legacy = set(resource.legacy.filters)
     for name, custom in {**extended, **resource.filters, **resource.legacy.filters}.items():
-        found[name] = Filter(
-            name,
-            "",
-            "custom",
-            False,
-            custom.parse,
-            "custom",
-            custom.build,
-            custom.oracle,
-            custom.samples,
-            legacy=name in legacy,
-            reader=custom.reader,
-            argument=BOOLEAN_ARGUMENT if custom.boolean else LIST_ARGUMENT,
-        )
+        for key, (custom_filter, negate) in _custom_family(resource, name, custom).items():
+            found[key] = Filter(
+                key,
+                "",
+                "custom",
+                negate,
+                custom_filter.parse,
+                "custom",
+                custom_filter.build,
+                custom_filter.oracle,
+                custom_filter.samples,
+                legacy=name in legacy,
+                reader=custom_filter.reader,
+                argument=BOOLEAN_ARGUMENT if custom_filter.boolean else LIST_ARGUMENT,
+            )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
     if resource.has_custom_fields:
@@ -426,6 +444,69 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields", argument=CUSTOM_FIELDS_ARGUMENT
         )
     return found
+
+
+def _to_many(resource: Resource):
+    """(name, ORM path) of the relations to many objects of other registered models, named by id
+    or name: many-to-many fields (a device's `software_image_files`) and other models' foreign
+    keys pointing here (a device's `interfaces`), those of association tables (no custom fields)
+    aside. Named as the objects read them (the accessor), where the ORM names them so too."""
+    for spec in resource.fields:
+        if spec.kind == MANY_TO_MANY and spec.name != "tags" and resource_for(spec.target) is not None:
+            yield spec.name, spec.name
+    for relation in resource.model._meta.related_objects:
+        target = resource_for(relation.related_model)
+        if relation.one_to_one or relation.hidden or target is None or not target.has_custom_fields:
+            continue
+        name = relation.get_accessor_name()
+        if name and name == relation.name:
+            yield name, name
+
+
+def _relayed(resource: Resource):
+    """(name, ORM path, the foreign key at its end, whether the path ends at its id column) of the
+    filters the models this one points at relay to it (`Resource.relayed`): `tenant_group`
+    through `tenant`."""
+    relayed = set()
+    for spec in resource.fields:
+        target = resource_for(spec.target) if spec.kind == FOREIGN_KEY and spec.target else None
+        # Association tables (no custom fields) take their own fields' filters only.
+        if target is None or not target.relayed or spec.name != target.single_field:
+            continue
+        if not resource.has_custom_fields:
+            continue
+        for name, path in target.relayed.items():
+            if name in relayed:  # through the first of the relations that relay it
+                continue
+            relayed.add(name)
+            *parents, last = path.split("__")
+            model = related_model_at(target.model, "__".join(parents)) if parents else target.model
+            fk = model._meta.get_field(last.removesuffix("_id"))
+            yield name, f"{spec.name}__{path}", fk, last != fk.name
+
+
+def _custom_family(resource: Resource, name: str, custom: CustomFilter) -> dict[str, tuple]:
+    """A declared filter and the lookups it asks for, each with whether it is built negated:
+    `__n` (the objects matching none of the values) and `__isnull` (a boolean, from `present`)."""
+    family = {name: (custom, False)}
+    if custom.negated:
+        matching = custom.oracle
+        negated = replace(custom, oracle=None if matching is None else lambda *args: not matching(*args))
+        family[f"{name}__n"] = (negated, True)
+    if custom.present is not None:
+        present, model = custom.present, resource.model
+
+        def build(parsed) -> Q:
+            return ~present() if parsed[-1] else present()
+
+        def absent(obj, parsed) -> bool:
+            return model._default_manager.filter(present(), pk=obj.pk).exists() != parsed[-1]
+
+        family[f"{name}__isnull"] = (
+            CustomFilter(build, parse_bool, absent, ("true", "false"), boolean=True),
+            False,
+        )
+    return family
 
 
 def related_model_at(model: type[models.Model], path: str) -> type[models.Model]:

@@ -144,15 +144,15 @@ def within(queryset, rows: Q):
     relation (tags), so an object matching twice is still one row."""
     if not rows:
         return queryset
-    if _crosses_many(queryset.model, rows):
+    if crosses_many(queryset.model, rows):
         return queryset.filter(pk__in=queryset.model._default_manager.filter(rows).values("pk"))
     return queryset.filter(rows)
 
 
-def _crosses_many(model, q: Q) -> bool:
+def crosses_many(model, q: Q) -> bool:
     for child in q.children:
         if isinstance(child, Q):
-            if _crosses_many(model, child):
+            if crosses_many(model, child):
                 return True
             continue
         if not isinstance(child, tuple):  # an expression (Exists): decides its own rows

@@ -86,7 +86,10 @@ class CustomFilter:
     `reader`: what it selects depends on who reads (stages awaiting their approval), so `build`
     and `oracle` take the reading user as a last argument: anonymous, or None where no one reads
     (a stored filter). `boolean`: one true or false value, as the reference's boolean filters:
-    GraphQL takes a `Boolean`, REST the last value given (parse with `parse_bool`)."""
+    GraphQL takes a `Boolean`, REST the last value given (parse with `parse_bool`).
+
+    `negated`: also `<name>__n`, the objects matching none of the values. `present() -> Q`: also
+    `<name>__isnull` (a boolean), true selecting the objects `present` does not."""
 
     build: Callable
     parse: Callable | None = None
@@ -94,6 +97,8 @@ class CustomFilter:
     samples: tuple | Callable = ()
     reader: bool = False
     boolean: bool = False
+    negated: bool = False
+    present: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -306,6 +311,11 @@ class Resource:
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
     # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter.
     relations: dict[str, str] = field(default_factory=dict)
+    # Filters every model pointing here by a foreign key named as this model (`tenant`) takes
+    # through it: name -> ORM path from here. A tenant's {"tenant_group": "tenant_group"} gives a
+    # device `tenant_group` (`tenant__tenant_group`, by id or name); a path ending in `_id`
+    # (`cluster_group_id`) takes ids only. A model's own `relations` win.
+    relayed: dict[str, str] = field(default_factory=dict)
     # Filters by a related object that name only some of its objects: filter -> their lookups
     # (a tunnel endpoint's `tunnel_interface` takes tunnel interfaces: {"type": "tunnel"}).
     filter_choices: dict[str, dict] = field(default_factory=dict)

@@ -280,21 +280,6 @@ def related_at(obj, path: str) -> list:
     return found
 
 
-def ends_empty(obj, path: str) -> bool:
-    """Whether some chain of related objects along `path` ends with none."""
-    found = [obj]
-    for part in path.split("__"):
-        step = []
-        for item in found:
-            value = getattr(item, part, None)
-            related = list(value.all()) if hasattr(value, "all") else [] if value is None else [value]
-            if not related:
-                return True
-            step.extend(related)
-        found = step
-    return False
-
-
 def accessor_path(model, path: str) -> str:
     """An ORM path (query names) as attribute names: a reverse relation's accessor."""
     names = []
@@ -400,10 +385,8 @@ def matches(flt: Filter, resource, obj, raw, reader=None) -> bool:
     if flt.kind == "has":
         return bool(related_at(obj, accessor_path(resource.model, flt.path))) == (values[0] == "true")
     if flt.lookup == "isnull" and flt.kind == "related":
-        # As SQL joins read it: some chain of related objects ends empty (true), or reaches an
-        # object (false); across to-many relations both may hold.
-        path = accessor_path(resource.model, flt.path)
-        return ends_empty(obj, path) if values[0] == "true" else bool(related_at(obj, path))
+        # None related at all (true), as a to-many relation's __isnull reads, or some (false).
+        return (not related_at(obj, accessor_path(resource.model, flt.path))) == (values[0] == "true")
     actual = value_at(obj, flt.path)
     if flt.lookup == "isnull":
         return (actual is None) == (values[0] == "true")

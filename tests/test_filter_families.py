@@ -58,7 +58,10 @@ def literal(value) -> str:
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.route)
 def test_every_field_has_its_generated_family(resource):
     known = filters_of(resource)
+    declared = set(resource.filters)  # a declared filter of a field's name replaces its family
     for spec in resource.current_fields:
+        if spec.name in declared:
+            continue
         field = spec.model_field
         if spec.kind == SCALAR and spec.name in known and field.null:
             assert f"{spec.name}__isnull" in known, spec.name

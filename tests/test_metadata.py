@@ -193,3 +193,19 @@ def test_update_filter_and_cleanup(api, tenant):
     assert send(api, "delete", f"/api/extras/metadata-types/{created['metadata_type']['id']}/")[0] == 409
     assert send(api, "delete", f"/api/tenancy/tenants/{tenant.pk}/")[0] == 204
     assert not ObjectMetadata.objects.filter(assigned_object_id=tenant.pk).exists()
+
+
+def test_value_filter_and_search_find_metadata_by_their_value(api, tenant):
+    new_type(api, "Hall", "text")
+    status, created = send(api, "post", METADATA, describe(tenant, "Hall", value="Rack row 7, hall B"))
+    assert status == 201, created
+    # Any part of the value, in any case, as the reference's `value` filter (the Ansible modules'
+    # look-up of an object's metadata).
+    assert [r["id"] for r in api.json(METADATA, {"value": "HALL b"})["results"]] == [created["id"]]
+    assert api.json(METADATA, {"value": "hall c"})["count"] == 0
+    everything = api.json(METADATA)["count"]
+    assert api.json(METADATA, {"value": ""})["count"] == everything  # an empty value: no filter
+    assert created["id"] in {r["id"] for r in api.json(METADATA, {"q": "row 7"})["results"]}
+    assert created["id"] in {r["id"] for r in api.json(METADATA, {"q": "hall"})["results"]}  # its type
+    body = api.post("/api/graphql/", {"query": '{ object_metadata_list(value: ["row 7"]) { id } }'}).json()
+    assert body == {"data": {"object_metadata_list": [{"id": created["id"]}]}}

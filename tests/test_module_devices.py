@@ -244,3 +244,24 @@ def test_the_migration_gives_stored_module_parts_their_device(api, chassis):
     assert set(ModuleBay.objects.filter(parent_module__in=tree).values_list("parent_device", flat=True)) == {
         core1.pk
     }
+
+
+def test_modules_are_searched_by_their_types_model_and_where_they_sit(api, chassis):
+    """`q=<module type model>` finds the modules of that type (the Ansible modules look a module
+    up so), and the bay, device or manufacturer find the modules there, as the reference's search."""
+    core1, _ = chassis
+    module = install(api, ModuleBay.objects.get(parent_device=core1, name="FPC5"), serial="S-77")
+    of_type = {
+        str(pk) for pk in Module.objects.filter(module_type__model="MPC7E").values_list("pk", flat=True)
+    }
+    assert {row["id"] for row in api.json(MODULES, {"q": "mpc7e", "limit": 1000})["results"]} == of_type
+    assert module["id"] in of_type
+    in_bay = {row["id"] for row in api.json(MODULES, {"q": "fpc5", "limit": 1000})["results"]}
+    bays = Module.objects.filter(parent_module_bay__name="FPC5")
+    assert in_bay == {str(pk) for pk in bays.values_list("pk", flat=True)} and module["id"] in in_bay
+    manufacturer = ModuleType.objects.get(model="MPC7E").manufacturer
+    by_maker = api.json(MODULES, {"manufacturer": manufacturer.name, "limit": 1000})
+    assert {row["id"] for row in by_maker["results"]} == {
+        str(pk)
+        for pk in Module.objects.filter(module_type__manufacturer=manufacturer).values_list("pk", flat=True)
+    }

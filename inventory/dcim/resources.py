@@ -418,6 +418,7 @@ register(
         Rack,
         "dcim/racks",
         search=("name", "facility_id", "serial", "asset_tag", "comments"),
+        relayed={"rack_group": "rack_group", "location": "location"},
         counts={"device_count": "dcim.Device.rack", "power_feed_count": "dcim.PowerFeed.rack"},
         default_lookups=SERIAL,
         natural_key=None,
@@ -604,8 +605,22 @@ register(
         Module,
         "dcim/modules",
         display=Display((), load=module_labels),
-        search=("serial", "asset_tag"),
-        relations={"module_family": "module_type__module_family"},
+        # As the reference's search: a module is found by its type's model and manufacturer, and
+        # by the bay, device or module it is installed in.
+        search=(
+            "serial",
+            "asset_tag",
+            "module_type__manufacturer__name",
+            "module_type__model",
+            "parent_module_bay__parent_device__name",
+            "parent_module_bay__name",
+            "parent_module_bay__position",
+            "parent_module_bay__parent_module__module_type__manufacturer__name",
+        ),
+        relations={
+            "module_family": "module_type__module_family",
+            "manufacturer": "module_type__manufacturer",
+        },
         filters={"compatible_with_module_bay": compatible_with_bay("module_type__module_family_id")},
         natural_key=None,
     )
@@ -726,6 +741,7 @@ register(
         PowerPanel,
         "dcim/power-panels",
         search=("name",),
+        relayed={"location": "location"},
         counts={"power_feed_count": "dcim.PowerFeed.power_panel"},
         natural_key=None,
         legacy=Legacy(

@@ -10,7 +10,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
 from queryengine.objecttexts import display_labels
-from queryengine.registry import CustomFilter, on_delete, resource_by_object_type
+from queryengine.registry import CustomFilter, extend_filters, on_delete, resource_by_object_type
 
 from .deletions import forget_with_objects
 from .models import Contact, ContactAssociation, Team, TeamMembership, contact_label
@@ -58,9 +58,8 @@ def association_labels(ids) -> dict[str, str]:
 # -- membership filters (`contacts/?teams=`, `teams/?contacts=`) -----------------------------------
 
 
-def member_filter(model, side: str, other: str) -> CustomFilter:
-    """Objects of one side with any of the given members on the other (by id or name), read
-    through the membership table so an object in two of them is listed once."""
+def named_parser(model):
+    """Value -> the primary keys of the `model` objects it names, by id or name."""
 
     def parse(value: str):
         try:
@@ -71,6 +70,15 @@ def member_filter(model, side: str, other: str) -> CustomFilter:
         if not found:
             raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
         return found
+
+    return parse
+
+
+def member_filter(model, side: str, other: str, present: bool = False) -> CustomFilter:
+    """Objects of one side with any of the given members on the other (by id or name), read
+    through the membership table so an object in two of them is listed once; `present`: with
+    `__isnull` too (a contact in no team)."""
+    parse = named_parser(model)
 
     def build(parsed) -> Q:
         pks = [pk for group in parsed for pk in group]
@@ -85,11 +93,67 @@ def member_filter(model, side: str, other: str) -> CustomFilter:
         first = TeamMembership.objects.order_by(f"{other}__name").select_related(other).first()
         return [getattr(first, other).name, str(getattr(first, f"{other}_id"))] if first else []
 
-    return CustomFilter(build, parse, oracle, samples)
+    def with_members() -> Q:
+        return Q(pk__in=TeamMembership.objects.values(side))
+
+    return CustomFilter(
+        build, parse, oracle, samples, negated=True, present=with_members if present else None
+    )
 
 
-CONTACT_FILTERS = {"teams": member_filter(Team, "contact", "team")}
+CONTACT_FILTERS = {"teams": member_filter(Team, "contact", "team", present=True)}
 TEAM_FILTERS = {"contacts": member_filter(Contact, "team", "contact")}
+
+
+# -- `contacts=` and `teams=` on every object contacts are associated with ------------------------
+
+
+def associated_filter(resource, model, side: str) -> CustomFilter:
+    """Objects associated with any of the given contacts (or teams), by id or name."""
+    kind = resource.model
+
+    def associations():
+        content_type = ContentType.objects.get_for_model(kind)
+        return ContactAssociation.objects.filter(associated_object_type=content_type)
+
+    def build(parsed) -> Q:
+        pks = [pk for named in parsed for pk in named]
+        return Q(pk__in=associations().filter(**{f"{side}__in": pks}).values("associated_object_id"))
+
+    def oracle(obj, parsed) -> bool:
+        pks = {pk for named in parsed for pk in named}
+        held = associations().filter(associated_object_id=obj.pk).values_list(f"{side}_id", flat=True)
+        return bool(pks & set(held))
+
+    def present() -> Q:
+        return Q(pk__in=associations().filter(**{f"{side}__isnull": False}).values("associated_object_id"))
+
+    def samples(objects) -> list:
+        ids = [o.pk for o in objects]
+        first = (
+            associations()
+            .filter(associated_object_id__in=ids, **{f"{side}__isnull": False})
+            .select_related(side)
+            .order_by(f"{side}__name")
+            .first()
+        )
+        if first is None:
+            return []
+        named = getattr(first, side)
+        return [named.name, str(named.pk), [named.name, str(named.pk)]]
+
+    return CustomFilter(build, named_parser(model), oracle, samples, negated=True, present=present)
+
+
+def contact_filters(resource) -> dict[str, CustomFilter]:
+    """`contacts` and `teams` (with `__n` and `__isnull`) on the models contacts are associated
+    with, as the reference's contact-associable models."""
+    if not getattr(resource.model, "is_contact_associable_model", False):
+        return {}
+    return {
+        "contacts": associated_filter(resource, Contact, "contact"),
+        "teams": associated_filter(resource, Team, "team"),
+    }
 
 
 # -- objects deleted --------------------------------------------------------------------------
@@ -100,3 +164,4 @@ forget_deleted = forget_with_objects(ContactAssociation, ("associated_object_typ
 
 def connect() -> None:
     on_delete(forget_deleted)
+    extend_filters(contact_filters)

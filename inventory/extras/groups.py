@@ -28,10 +28,10 @@ EVERYTHING = Q(pk__isnull=False)
 
 
 def member_resource(model) -> Resource | None:
-    """The resource of a model whose objects groups may hold: first-class (tagged) objects other
-    than groups themselves, as the reference's `dynamic_groups` feature."""
+    """The resource of a model whose objects groups may hold: the reference's dynamic group
+    associable models (those with custom fields and a few definitions, not groups themselves)."""
     resource = resource_for(model) if model is not None else None
-    if resource is None or model is DynamicGroup or not any(f.name == "tags" for f in resource.fields):
+    if resource is None or not getattr(model, "is_dynamic_group_associable_model", False):
         return None
     return resource
 
@@ -250,6 +250,7 @@ def group_filters(resource: Resource) -> dict[str, CustomFilter]:
             parse=_group_parser(resource),
             oracle=lambda obj, groups: any(member_ids(g, [obj.pk]) for g in groups),
             samples=samples,
+            negated=True,
         )
     }
 

@@ -4,12 +4,16 @@ and metadata following their objects' deletion."""
 from __future__ import annotations
 
 import datetime
+import json
+from functools import reduce
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
 
-from queryengine.registry import INCLUDED, on_delete, resource_by_object_type
+from queryengine.registry import INCLUDED, CustomFilter, on_delete, resource_by_object_type
 
 from .contacts import WHO_FIELDS, object_labels
 from .deletions import forget_with_objects
@@ -161,6 +165,47 @@ def metadata_labels(ids) -> dict[str, str]:
 
 
 forget_deleted = forget_with_objects(ObjectMetadata, ("assigned_object_type", "assigned_object_id"))
+
+
+# -- filters ----------------------------------------------------------------------------------
+
+
+def _value_text(value) -> str:
+    return "" if value is None else json.dumps(value)
+
+
+def _with_value_text():
+    return ObjectMetadata.objects.annotate(value_text=Cast("value", TextField()))
+
+
+def _value_q(parsed) -> Q:
+    wanted = [v.strip() for v in parsed if v.strip()]
+    if not wanted:  # an empty value filters nothing, as the reference's
+        return Q()
+    matching = reduce(lambda a, b: a | b, (Q(value_text__icontains=v) for v in wanted))
+    return Q(pk__in=_with_value_text().filter(matching).values("pk"))
+
+
+def _value_oracle(obj, parsed) -> bool:
+    wanted = [v.strip().lower() for v in parsed if v.strip()]
+    return not wanted or any(v in _value_text(obj.value).lower() for v in wanted)
+
+
+def _value_samples(objects) -> list:
+    texts = sorted(o.value for o in objects if isinstance(o.value, str) and len(o.value) > 2)
+    return [texts[0][1:-1].upper(), ""] if texts else []
+
+
+# `value=<text>`: the metadata whose value holds the text (any case), as the reference's.
+VALUE_FILTER = CustomFilter(_value_q, oracle=_value_oracle, samples=_value_samples)
+SEARCHED = ("metadata_type__name", "contact__name", "team__name", "value")
+
+
+def search_q(text: str) -> Q:
+    """Free-text search: the value, the metadata type's name, its contact's or team's name."""
+    by_value = Q(pk__in=_with_value_text().filter(value_text__icontains=text).values("pk"))
+    named = (Q(**{f"{f}__icontains": text}) for f in SEARCHED if f != "value")
+    return reduce(lambda a, b: a | b, named, by_value)
 
 
 def connect() -> None:

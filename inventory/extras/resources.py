@@ -17,7 +17,7 @@ from queryengine.registry import (
     with_custom_fields,
 )
 
-from . import gitapi, graphql, tagging
+from . import gitapi, graphql, metadata, tagging
 from .contacts import CONTACT_FILTERS, TEAM_FILTERS
 from .contacts import association_labels as contact_association_labels
 from .groups import static_member_labels
@@ -218,7 +218,9 @@ register(
         ObjectMetadata,
         "extras/object-metadata",
         display=Display((), load=metadata_labels),
-        search=(),
+        search=metadata.SEARCHED,
+        search_q=metadata.search_q,
+        filters={"value": metadata.VALUE_FILTER},
         generic_lists={
             "associated_object_metadata": GenericList(
                 "assigned_object_type", "assigned_object_id", every_object

@@ -429,6 +429,9 @@ class JobButton(BaseModel):
     """A button on objects of its types that runs a job-button receiver job for the object
     (`jobs/<job>/run/` with `object_pk` and `object_model_name`)."""
 
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
+
     content_types = models.ManyToManyField(ContentType, related_name="job_buttons")
     name = models.CharField(max_length=255, unique=True)
     enabled = models.BooleanField(default=True)

@@ -15,6 +15,7 @@ register(
         Tenant,
         "tenancy/tenants",
         search=("name", "description", "comments"),
+        relayed={"tenant_group": "tenant_group"},
         counts={
             "circuit_count": "circuits.Circuit.tenant",
             "device_count": "dcim.Device.tenant",

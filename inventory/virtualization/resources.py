@@ -25,6 +25,12 @@ register(
         Cluster,
         "virtualization/clusters",
         search=("name", "comments"),
+        relayed={
+            "cluster_group": "cluster_group",
+            "cluster_group_id": "cluster_group_id",
+            "cluster_type": "cluster_type",
+            "cluster_type_id": "cluster_type_id",
+        },
         counts={
             "device_count": "dcim.Device.clusters",
             "virtualmachine_count": "virtualization.VirtualMachine.cluster",

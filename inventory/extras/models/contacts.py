@@ -42,6 +42,8 @@ def unique_identity(model_name: str) -> models.UniqueConstraint:
 class Contact(ContactOrTeam):
     """An individual person or other point of contact."""
 
+    is_contact_associable_model = False  # its `teams` filter names its teams
+
     # The membership seen from the contact's side: the same rows as Team.contacts.
     teams = models.ManyToManyField("Team", through="TeamMembership", related_name="+", blank=True)
 
@@ -51,6 +53,8 @@ class Contact(ContactOrTeam):
 
 class Team(ContactOrTeam):
     """A group of contacts, usable wherever a single contact is."""
+
+    is_contact_associable_model = False  # its `contacts` filter names its members
 
     contacts = models.ManyToManyField(Contact, through="TeamMembership", related_name="+", blank=True)
 
@@ -76,6 +80,9 @@ NOT_ASSOCIABLE = ("extras.contact", "extras.team", "extras.contactassociation")
 
 class ContactAssociation(OrganizationalModel):
     """A contact or a team (exactly one) in a role for any object."""
+
+    is_contact_associable_model = False
+    is_dynamic_group_associable_model = False
 
     contact = models.ForeignKey(
         Contact, on_delete=models.CASCADE, null=True, blank=True, related_name="contact_associations"

@@ -34,6 +34,9 @@ ADVANCED_UI = 'Hide this field from the object\'s primary information tab. It wi
 class CustomField(BaseModel):
     """A field users add to chosen models; objects keep its value under `key` in their data."""
 
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
+
     key = models.CharField(
         max_length=50,
         unique=True,
@@ -187,6 +190,9 @@ class Relationship(BaseModel):
     """A link users define between two object types (one-to-one, one-to-many, many-to-many,
     and the symmetric kinds between objects of one type); RelationshipAssociations hold its pairs."""
 
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
+
     natural_key_field_names = ("key",)
 
     label = models.CharField(
@@ -306,6 +312,9 @@ class RelationshipAssociation(BaseModel):
 class ComputedField(BaseModel):
     """A read-only value rendered from a template over each object of one type (`include=computed_fields`)."""
 
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
+
     natural_key_field_names = ("key",)
 
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
@@ -382,6 +391,8 @@ class ConfigContext(BaseModel):
     """Data merged into the rendered context of the devices and virtual machines it is assigned to
     (by location, role, type, platform, cluster, tenant, tag, ...; an empty assignment matches all)."""
 
+    is_contact_associable_model = True
+
     name = models.CharField(max_length=255, unique=True)
     owner_content_type = models.ForeignKey(
         ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+", editable=False
@@ -456,6 +467,9 @@ class CustomLink(BaseModel):
     """A link to an external system shown with objects of one type; its text and URL are
     templates over the object."""
 
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
+
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
     name = models.CharField(max_length=255, unique=True)
     text = models.CharField(
@@ -491,6 +505,9 @@ class CustomLink(BaseModel):
 
 class ExportTemplate(BaseModel):
     """A template that renders a list of objects of one type as a file (`?export=<name>` on the list)."""
+
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
 
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE, related_name="+")
     owner_content_type = models.ForeignKey(

@@ -21,6 +21,8 @@ class DynamicGroup(SlugModel, PrimaryModel):
     one by one (`static`, through StaticGroupAssociation) or a combination of other groups
     (`dynamic-set`, through DynamicGroupMembership). Members are computed when asked for."""
 
+    is_dynamic_group_associable_model = False
+
     name = models.CharField(max_length=255, unique=True)
     description = models.CharField(max_length=255, blank=True)
     group_type = ValueChoiceField(max_length=16, choices=GROUP_TYPES, default="dynamic-filter")
@@ -77,6 +79,9 @@ class DynamicGroupMembership(BaseModel):
 
 class StaticGroupAssociation(OrganizationalModel):
     """One object listed as a member of a `static` group."""
+
+    is_contact_associable_model = False
+    is_dynamic_group_associable_model = False
 
     dynamic_group = models.ForeignKey(
         DynamicGroup, on_delete=models.CASCADE, related_name="static_group_associations"

@@ -24,6 +24,9 @@ def declared_variables(document: DocumentNode) -> dict:
 
 
 class GraphQLQuery(SlugModel, BaseModel):
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
+
     owner_content_type = models.ForeignKey(
         ContentType, on_delete=models.CASCADE, null=True, blank=True, related_name="+", editable=False
     )

@@ -30,6 +30,9 @@ class ChangeTriggered:
 
 
 class Webhook(ChangeTriggered, BaseModel):
+    is_contact_associable_model = True
+    is_dynamic_group_associable_model = True
+
     name = models.CharField(max_length=150, unique=True)
     content_types = models.ManyToManyField(ContentType, related_name="+")
     type_create = models.BooleanField(
