@@ -266,6 +266,11 @@ class Resource:
     # Written by clients but not shown from API 2.x on (an address's namespace: the reference
     # takes it and shows the parent instead); API 1.x shows what its own shape holds.
     write_only: tuple[str, ...] = ()
+    # Fields some API versions show and others do not, named by rows of the version table
+    # (rest/versioning.CHANGES): name -> (feature from whose version it is shown, feature from
+    # whose version it is no longer shown), None for no bound. A VLAN's one `location` up to
+    # 2.1 (write-only after), its `locations` from 2.2, as the reference's legacy serializers.
+    versioned: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     owner_field: str | None = None  # set to the requesting user on create
     # A user written by clients that a create leaving it out sets to the requesting user.
     owner_default: str | None = None

@@ -586,7 +586,7 @@ def document(version: str) -> dict:
         "servers": [{"url": "/api"}],
         "paths": paths,
         "components": {
-            "schemas": component_schemas(resource_list, version if versioning.legacy(version) else None),
+            "schemas": component_schemas(resource_list, version),
             "parameters": shared_parameters(version),
             "responses": {
                 status: {"description": meaning, "content": json_content(ref("Error"))}

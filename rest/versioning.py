@@ -15,6 +15,10 @@ CHANGES = {
     "depth": "2.0",
     "exclude_m2m_parameter": "2.4",  # ?exclude_m2m=true|false is honoured
     "exclude_m2m_by_default": "3.0",  # many-to-many fields are left out unless exclude_m2m=false
+    # VLANs and prefixes hold several locations, shown as `locations` (and a prefix's `vrfs`
+    # beside them); before, one `location` was shown and written (resources declare theirs:
+    # Resource.versioned).
+    "multiple_locations": "2.2",
 }
 # `include=` values each version takes (beyond those it takes from the start).
 INCLUDE_SINCE = {"relationships": "relationships_include"}
@@ -73,6 +77,22 @@ def negotiate(accept: str, query_version: str | None) -> str:
     if header_version and query_version and header_version != query_version:
         raise VersionError(400, 'Version mismatch between "Accept" header and query parameter.')
     return header_version or query_version or DEFAULT
+
+
+def shows(version: str, bounds: tuple[str | None, str | None]) -> bool:
+    """Whether a version shows a field declared with (feature since, feature until)."""
+    since, until = bounds
+    return (since is None or has(version, since)) and (until is None or not has(version, until))
+
+
+def versioned_fields(version: str, resource, shown: frozenset[str]) -> frozenset[str]:
+    """The optional fields `shown` (many-to-many lists, `include=` values), less the versioned
+    ones this version does not show, with the write-only ones it shows (2.0's `location`)."""
+    if not resource.versioned or legacy(version):  # 1.x shapes are declared on their own
+        return shown
+    hidden = {name for name, bounds in resource.versioned.items() if not shows(version, bounds)}
+    added = {name for name in resource.versioned if name in resource.write_only} - hidden
+    return frozenset((shown - hidden) | added)
 
 
 def shown_many_to_many(version: str, fields: tuple[str, ...], exclude_m2m: str | None) -> frozenset[str]:

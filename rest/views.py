@@ -322,11 +322,11 @@ def shown_many(resource: Resource, request) -> frozenset[str]:
     )
     included = versioning.includes(version, resource.included)
     if request.method not in ("GET", "HEAD"):
-        return shown | included
+        return versioning.versioned_fields(version, resource, shown | included)
     asked = {name for value in request.GET.getlist("include") for name in value.split(",")}
     if versioning.legacy(version):
         asked |= {CONFIG_CONTEXT} - legacy.excluded(request)
-    return shown | frozenset(asked & included)
+    return versioning.versioned_fields(version, resource, shown | frozenset(asked & included))
 
 
 def list_page(

@@ -140,7 +140,23 @@ class VLANGroup(SlugModel, OrganizationalModel):
         verbose_name = "VLAN group"
 
 
-class VLAN(PrimaryModel):
+class SingleLocation:
+    """A VLAN's or prefix's one `location`, as API 2.0 and 2.1 show it and every version writes
+    it: writing it makes it the object's only location (`locations`), as the reference's."""
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        instance.stored_location_id = instance.__dict__.get("location_id")
+        return instance
+
+    def clean_related(self, many: dict) -> None:
+        if "locations" in many or self.location_id == getattr(self, "stored_location_id", None):
+            return
+        many["locations"] = [] if self.location_id is None else [self.location]
+
+
+class VLAN(SingleLocation, PrimaryModel):
     natural_key_field_names = ("pk",)
 
     # Read by interface validation (vlan_allowed_at): loaded with the VLANs a batch names.
@@ -244,7 +260,7 @@ class NetworkModel(NamespacedModel):
         parents.touched(self, getattr(self, "stored_span", None))
 
 
-class Prefix(NetworkModel):
+class Prefix(SingleLocation, NetworkModel):
     natural_key_field_names = ("namespace", "network", "prefix_length")
 
     TYPES = [("container", "Container"), ("network", "Network"), ("pool", "Pool")]

@@ -227,8 +227,10 @@ register(
         "ipam/vlans",
         display=Display(("name", "vid"), lambda name, vid: f"{name} ({vid})"),
         read_only=("locations",),
-        # Shown as its list of locations, as the reference shows it; the single one is still written.
+        # Shown as its list of locations, as the reference shows it; the single one is still
+        # written, and shown up to API 2.1.
         write_only=("location",),
+        versioned={"location": (None, "multiple_locations"), "locations": ("multiple_locations", None)},
         counts={"prefix_count": "ipam.Prefix.vlan"},
         natural_key=None,
         legacy=Legacy(
@@ -246,8 +248,14 @@ register(
         display=Display(("ip_version", "network_address", "prefix_length"), networks.cidr_text),
         hidden=BYTES,
         read_only=("locations", "vrfs"),
-        # Shown as their lists, as the reference shows them; the single ones are still written.
+        # Shown as their lists, as the reference shows them; the single ones are still written,
+        # and the location shown (without the lists) up to API 2.1.
         write_only=("location", "vrf"),
+        versioned={
+            "location": (None, "multiple_locations"),
+            "locations": ("multiple_locations", None),
+            "vrfs": ("multiple_locations", None),
+        },
         natural_key=None,
         computed={
             "prefix": cidr("network_address", "prefix_length", "set_prefix"),
