@@ -300,6 +300,9 @@ class Resource:
     notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
     # Taking no notes, but showing `notes_url` as null, as the reference's component templates do.
     notes_url_null: bool = False
+    # False: taking notes (its `notes/` path) without showing `notes_url`, as the reference's
+    # association serializers (an address's interface assignment).
+    notes_url: bool = True
     # Values read a page at a time like `include=` ones, but always shown, nested ones included
     # (at depth 0 there): a cable's `terminations` by connector.
     loaded: dict[str, Included] = field(default_factory=dict)
@@ -490,7 +493,7 @@ class Resource:
 
     @property
     def shows_notes_url(self) -> bool:
-        return self.has_notes or self.notes_url_null
+        return self.has_notes and self.notes_url or self.notes_url_null
 
     @property
     def derived(self) -> list[str]:

@@ -683,6 +683,8 @@ register(
         ),
         search=(),
         natural_key=None,
+        notes=True,
+        notes_url=False,
     )
 )
 
@@ -766,7 +768,9 @@ register(
         ),
         search=(),
         natural_key=None,
-        notes=False,
+        # Notes taken (its notes/ path), notes_url not shown, as the reference's.
+        notes=True,
+        notes_url=False,
     )
 )
 

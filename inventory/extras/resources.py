@@ -175,6 +175,7 @@ register(
         generic=OWNER,
         search=("name", "description"),
         natural_key=None,
+        notes=True,
     )
 )
 

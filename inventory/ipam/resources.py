@@ -427,6 +427,8 @@ register(
         search=(),
         natural_key=None,
         hidden=("created", "last_updated"),  # kept, not shown: the reference's assignments have none
+        notes=True,
+        notes_url=False,
     )
 )
 
