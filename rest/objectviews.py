@@ -75,6 +75,45 @@ class AvailableEndpoint(Endpoint):
         return (created if isinstance(body, list) else created[0]), 201
 
 
+class AvailableVLANsEndpoint(AvailableEndpoint):
+    """`<VLAN group>/available-vlans/`: GET lists the group's free VLAN ids (`limit` of them, the
+    page size by default); POST (one object or a list) allocates VLANs from them atomically,
+    each with the id it asks for or the next free one. Both answer in the list envelope with
+    every item on one page, as the reference does."""
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        require_view(self.created, request)
+        pk = object_pk(request, self.parent, key)
+        limit = free_limit(request)
+        document = (
+            f"query ($p: UUID!, $limit: Int) {{ result: {self.query_field}(parent: $p, limit: $limit) }}"
+        )
+        vids = run(document, {"p": str(pk), "limit": limit}, request)["result"]
+        return {"count": len(vids), "next": None, "previous": None, "results": vids}, 200
+
+    def post(self, request, key: str):
+        answer, status = super().post(request, key)
+        if status != 201:
+            return answer, status
+        created = answer if isinstance(answer, list) else [answer]
+        return {"count": len(created), "next": None, "previous": None, "results": created}, 201
+
+
+def free_limit(request) -> int | None:
+    """How many free values a GET lists: `limit` (a bad one is ignored, a negative one means all),
+    the page size by default, at most the largest page."""
+    from django.conf import settings
+
+    try:
+        limit = int(request.GET.get("limit", settings.PAGINATE_COUNT))
+    except ValueError:
+        limit = settings.PAGINATE_COUNT
+    if settings.MAX_PAGE_SIZE:
+        limit = min(limit, settings.MAX_PAGE_SIZE)
+    return limit if limit >= 0 else None
+
+
 class ObjectListEndpoint(Endpoint):
     """`<object url>/<name>/`: a list a GraphQL field computes for one object (a rack's elevation),
     its string arguments taken from the query, paged with the list envelope."""

@@ -406,6 +406,26 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
         return detail_operations(endpoint.resource, version, op, tag)
     if isinstance(endpoint, views.NotesEndpoint):
         return notes_operations(endpoint, version, op.removesuffix("_notes"), tag)
+    if isinstance(endpoint, objectviews.AvailableVLANsEndpoint):
+        created = ref(schema_name(endpoint.created))
+        return {
+            "parameters": [ID],
+            "get": operation(
+                f"{op}_list",
+                tag,
+                "The free VLAN ids of this group, `limit` of them (the page size by default).",
+                response(200, paginated({"type": "integer"})),
+                [query("limit", {"type": "integer"})],
+            ),
+            "post": operation(
+                f"{op}_create",
+                tag,
+                "Allocate one VLAN (an object) or several (an array) atomically, each with the `vid` "
+                "it asks for or the next free one.",
+                response(201, paginated(created)),
+                body=one_or_many(ref(f"{schema_name(endpoint.created)}Request")),
+            ),
+        }
     if isinstance(endpoint, objectviews.AvailableEndpoint):
         created = ref(schema_name(endpoint.created))
         parameters = [query("limit", {"type": "integer", "minimum": 0})] if endpoint.limit else []

@@ -23,6 +23,14 @@ def _allocation(query_field: str, mutation_field: str, created_model: str, limit
     )
 
 
+def _available_vlans():
+    from inventory.ipam.models import VLAN, VLANGroup
+
+    return objectviews.AvailableVLANsEndpoint(
+        resource_for(VLANGroup), "available_vlan_ids", "allocate_vlans", resource_for(VLAN), limit=True
+    )
+
+
 def _rack_elevation():
     from inventory.dcim.models import Rack
 
@@ -61,6 +69,7 @@ SUB_ENDPOINTS = {
         "run": _extras("GraphQLQuery", lambda r: objectviews.RunQueryEndpoint(r, "query"))
     },
     "dcim/racks": {"elevation": _rack_elevation},
+    "ipam/vlan-groups": {"available-vlans": _available_vlans},
     "ipam/prefixes": {
         "available-prefixes": _allocation(
             "available_prefixes", "allocate_prefixes", "ipam.Prefix", limit=False

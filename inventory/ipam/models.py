@@ -5,7 +5,7 @@ from django.db import models
 from inventory.base import BaseModel, OrganizationalModel, PrimaryModel, ValueChoiceField
 from inventory.slugs import SlugModel
 
-from . import networks, parents, ranges
+from . import networks, parents, ranges, vlans
 
 
 class Namespace(PrimaryModel):
@@ -128,16 +128,27 @@ class RouteTarget(PrimaryModel):
         ordering = ["name"]
 
 
-class VLANGroup(SlugModel, OrganizationalModel):
+class VLANGroup(SlugModel, PrimaryModel):
     name = models.CharField(max_length=100, unique=True)
     location = models.ForeignKey(
         "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="vlan_groups"
     )
     description = models.CharField(max_length=200, blank=True)
+    range = models.CharField(
+        max_length=1024,
+        default=vlans.DEFAULT_RANGE,
+        help_text="Permitted VID range(s) as comma-separated list, default '1-4094' if left blank.",
+    )
 
     class Meta:
         ordering = ["name"]
         verbose_name = "VLAN group"
+
+    def clean(self):
+        super().clean()
+        if not self.range:
+            self.range = vlans.DEFAULT_RANGE
+        vlans.check_group(self)
 
 
 class SingleLocation:
@@ -189,6 +200,10 @@ class VLAN(SingleLocation, PrimaryModel):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.vid})"
+
+    def clean(self):
+        super().clean()
+        vlans.check_vlan(self)
 
 
 class NetworkModel(NamespacedModel):
