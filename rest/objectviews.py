@@ -186,3 +186,26 @@ class RunQueryEndpoint(Endpoint):
         if result.data is None:
             return {"errors": errors}, 400
         return {"data": result.data, "errors": errors}, 200
+
+
+class SavedViewDefaultEndpoint(Endpoint):
+    """`<saved view>/set-default/`: POST makes the saved view the requesting user's default for its
+    list (201, the association); DELETE clears it (204)."""
+
+    methods = ("POST", "DELETE")
+
+    def __init__(self, saved_views: Resource, associations: Resource):
+        self.saved_views, self.associations = saved_views, associations
+
+    def post(self, request, key: str):
+        pk = object_pk(request, self.saved_views, key)
+        fields = selection_of(self.associations, 0)
+        document = with_fragments(
+            f"mutation ($id: UUID!) {{ result: set_default_saved_view(id: $id) {{ {fields} }} }}"
+        )
+        return run(document, {"id": str(pk)}, request)["result"], 201
+
+    def delete(self, request, key: str):
+        pk = object_pk(request, self.saved_views, key)
+        run("mutation ($id: UUID!) { result: clear_default_saved_view(id: $id) }", {"id": str(pk)}, request)
+        return None, 204

@@ -52,6 +52,14 @@ def _extras(model: str, make):
     return lambda: make(resource_for(apps.get_model("extras", model)))
 
 
+def _saved_view_default():
+    from inventory.extras.models import SavedView, UserSavedViewAssociation
+
+    return objectviews.SavedViewDefaultEndpoint(
+        resource_for(SavedView), resource_for(UserSavedViewAssociation)
+    )
+
+
 def _git_sync():
     from inventory.extras.gitapi import sync_endpoint
 
@@ -65,6 +73,7 @@ SUB_ENDPOINTS = {
         "check": _extras("Secret", lambda r: objectviews.ObjectValueEndpoint(r, "secret_check"))
     },
     "extras/git-repositories": {"sync": _git_sync},
+    "extras/saved-views": {"set-default": _saved_view_default},
     "extras/graphql-queries": {
         "run": _extras("GraphQLQuery", lambda r: objectviews.RunQueryEndpoint(r, "query"))
     },

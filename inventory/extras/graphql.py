@@ -10,7 +10,7 @@ from queryengine.permissions import restricted
 from queryengine.registry import resource_for
 from queryengine.scalars import UUID, GenericScalar
 
-from . import secrets
+from . import savedviews, secrets
 from .models import Secret
 
 
@@ -26,4 +26,23 @@ def query_fields(types) -> dict:
         "secret_check": graphene.Field(
             GenericScalar, id=graphene.Argument(UUID, required=True), resolver=resolve_secret_check
         )
+    }
+
+
+def mutation_fields(types) -> dict:
+    """A user's default saved view of a list, set or cleared (REST: saved-views/<id>/set-default/)."""
+    from .models import UserSavedViewAssociation
+
+    association = types[resource_for(UserSavedViewAssociation).type_name]
+    return {
+        "set_default_saved_view": graphene.Field(
+            association,
+            id=graphene.Argument(UUID, required=True),
+            resolver=lambda root, info, id: savedviews.set_default(info.context.user, id),
+        ),
+        "clear_default_saved_view": graphene.Field(
+            graphene.Boolean,
+            id=graphene.Argument(UUID, required=True),
+            resolver=lambda root, info, id: savedviews.clear_default(info.context.user, id),
+        ),
     }

@@ -358,7 +358,7 @@ register(
         legacy=Legacy(nested=("name", "image"), created_is_date=False),
     )
 )
-extend_graphql(query=graphql.query_fields)
+extend_graphql(query=graphql.query_fields, mutation=graphql.mutation_fields)
 
 
 def content_type_display(app_label: str, model: str) -> str:
