@@ -209,3 +209,36 @@ class SavedViewDefaultEndpoint(Endpoint):
         pk = object_pk(request, self.saved_views, key)
         run("mutation ($id: UUID!) { result: clear_default_saved_view(id: $id) }", {"id": str(pk)}, request)
         return None, 204
+
+
+class NapalmEndpoint(Endpoint):
+    """`<device>/napalm/?method=...`: NAPALM is not part of this service, so after the reference's
+    own checks of the device (a primary IP, a platform with a NAPALM driver) the answer is the
+    reference's when NAPALM is not installed: 503 naming what is missing."""
+
+    methods = ("GET",)
+    DOCUMENT = (
+        "query ($id: UUID!) { object: device(id: $id) { primary_ip4 { id } primary_ip6 { id } "
+        "platform { name napalm_driver } } }"
+    )
+
+    def __init__(self, devices: Resource):
+        self.devices = devices
+
+    def get(self, request, key: str):
+        require_view(self.devices, request)
+        pk = object_pk(request, self.devices, key)
+        device = run(self.DOCUMENT, {"id": str(pk)}, request)["object"]
+        if device is None:
+            raise not_found(self.devices)
+        device = orjson.loads(orjson.dumps(device))  # a compiled row is JSON text
+        platform = device["platform"]
+        if device["primary_ip4"] is None and device["primary_ip6"] is None:
+            detail = "This device does not have a primary IP address configured."
+        elif platform is None:
+            detail = "No platform is configured for this device."
+        elif not platform["napalm_driver"]:
+            detail = f"No NAPALM driver is configured for this device's platform: {platform['name']}."
+        else:
+            detail = "NAPALM is not installed. Please see the documentation for instructions."
+        raise ApiError(503, {"detail": detail})

@@ -31,6 +31,12 @@ def _available_vlans():
     )
 
 
+def _napalm():
+    from inventory.dcim.models import Device
+
+    return objectviews.NapalmEndpoint(resource_for(Device))
+
+
 def _rack_elevation():
     from inventory.dcim.models import Rack
 
@@ -78,6 +84,7 @@ SUB_ENDPOINTS = {
         "run": _extras("GraphQLQuery", lambda r: objectviews.RunQueryEndpoint(r, "query"))
     },
     "dcim/racks": {"elevation": _rack_elevation},
+    "dcim/devices": {"napalm": _napalm},
     "ipam/vlan-groups": {"available-vlans": _available_vlans},
     "ipam/prefixes": {
         "available-prefixes": _allocation(
