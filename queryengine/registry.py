@@ -303,6 +303,9 @@ class Resource:
     # False: taking notes (its `notes/` path) without showing `notes_url`, as the reference's
     # association serializers (an address's interface assignment).
     notes_url: bool = True
+    # The reference's documents also give each path of an object by its natural key
+    # (`extras/jobs/{name}/run/`); every path here takes either anyway (the id or the key).
+    paths_by_natural_key: bool = False
     # Values read a page at a time like `include=` ones, but always shown, nested ones included
     # (at depth 0 there): a cable's `terminations` by connector.
     loaded: dict[str, Included] = field(default_factory=dict)

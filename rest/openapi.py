@@ -573,6 +573,24 @@ def routed_endpoints() -> list[tuple[str, object]]:
     ]
 
 
+def by_natural_key(route: str, operations: dict) -> tuple[str, dict] | None:
+    """(key, operations) of an object's path given by its natural key, where its resource says
+    the reference documents that path too (a job's `{name}`); None otherwise."""
+    routed = {r.route: r for r in resources()}
+    resource = routed.get(route.split("/<str:key>/", 1)[0]) if "/<str:key>/" in route else None
+    if resource is None or not resource.paths_by_natural_key or not resource.natural_key:
+        return None
+    key = resource.natural_key
+    parameter = {**ID, "name": key, "description": f"The object's {key}"}
+    named = {}
+    for method, value in operations.items():
+        if method == "parameters":
+            named[method] = [parameter if p == ID else p for p in value]
+        else:
+            named[method] = {**value, "operationId": f"{value['operationId']}_by_{key}"}
+    return key, named
+
+
 @cache
 def document(version: str) -> dict:
     """The OpenAPI document of one API version (built once per process)."""
@@ -591,6 +609,9 @@ def document(version: str) -> dict:
                     [*value.get("parameters", ()), *version_parameters(answers_csv(value))], defined
                 )
         paths[openapi_path(route)] = operations
+        named = by_natural_key(route, operations)
+        if named is not None:
+            paths[openapi_path(route).replace("{id}", f"{{{named[0]}}}")] = named[1]
     try:
         release = metadata.version("netinventory")
     except metadata.PackageNotFoundError:

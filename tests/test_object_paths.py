@@ -54,3 +54,14 @@ class TestNapalm:
 def test_openapi_documents_each_path(api, sample, path, methods):
     operations = api.json("/api/swagger.json")["paths"][path]
     assert methods <= operations.keys()
+
+
+def test_jobs_are_documented_and_answered_by_name(api, sample, jobs):
+    doc = api.json("/api/swagger.json")
+    for suffix in ("", "run/", "variables/", "notes/"):
+        path = doc["paths"][f"/extras/jobs/{{name}}/{suffix}"]
+        assert [p["name"] for p in path["parameters"]] == ["name"]
+    job = api.json("/api/extras/jobs/", {"limit": 1})["results"][0]
+    by_name = api.json(f"/api/extras/jobs/{job['name']}/")
+    assert by_name["id"] == job["id"]
+    assert api.json(f"/api/extras/jobs/{job['name']}/notes/")["count"] == 0
