@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 
 from queryengine.registry import resource_for, resources
 
-from . import cabling, docs, fallbacks, objectviews, roots, status, views
+from . import cabling, docs, fallbacks, objectviews, rendering, roots, status, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
@@ -146,6 +146,7 @@ def api_routes() -> list[tuple[str, object]]:
         ("schema/", docs.SchemaView()),
         ("swagger.json", docs.SchemaView("json")),
         ("swagger.yaml", docs.SchemaView("yaml")),
+        ("core/render-jinja-template/", rendering.RenderTemplateEndpoint()),
     ]
     for root, listing in views.ADD_ON_ROOTS.items():
         routes += [
