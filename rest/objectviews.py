@@ -8,6 +8,8 @@ import orjson
 from queryengine import engine
 from queryengine.documents import selection_of, with_fragments
 from queryengine.errors import Conflict, ValidationFailed
+from queryengine.permissions import restricted
+from queryengine.query import argument_type
 from queryengine.registry import Resource
 
 from . import legacy
@@ -242,3 +244,64 @@ class NapalmEndpoint(Endpoint):
         else:
             detail = "NAPALM is not installed. Please see the documentation for instructions."
         raise ApiError(503, {"detail": detail})
+
+
+class ObjectStatsEndpoint(Endpoint):
+    """`<object url>/stats/`: how many objects of other lists relate to this one (a location's
+    racks, devices, prefixes, ...), each counted by that list's filter naming the object, with
+    the list's API and page URLs so filtered; the reader's permissions apply to each count."""
+
+    methods = ("GET",)
+    STAT = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "count": {"type": "integer"},
+            "ui_url": {"type": "string", "format": "uri"},
+            "api_url": {"type": "string", "format": "uri"},
+        },
+        "required": ["title", "count", "ui_url", "api_url"],
+    }
+    response_schema = {
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer"},
+            "next": {"type": "string", "format": "uri", "nullable": True},
+            "previous": {"type": "string", "format": "uri", "nullable": True},
+            "results": {"type": "array", "items": STAT},
+        },
+        "required": ["count", "next", "previous", "results"],
+    }
+
+    def __init__(self, parent: Resource, counted: list[Resource], filter_name: str):
+        self.parent, self.counted, self.filter_name = parent, counted, filter_name
+        # Each filter's argument as its own variable, declared in the argument's type.
+        declared = ", ".join(f"$k{i}: {argument_type(r, filter_name)}" for i, r in enumerate(counted))
+        fields = " ".join(f"c{i}: {r.list_field}_count({filter_name}: $k{i})" for i, r in enumerate(counted))
+        self.document = f"query ({declared}) {{ {fields} }}"
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        if not restricted(self.parent, request.context.user).filter(pk=pk).exists():
+            raise not_found(self.parent)
+        counts = run(self.document, {f"k{i}": [str(pk)] for i in range(len(self.counted))}, request)
+        site = request.build_absolute_uri("/")
+        query = f"?{self.filter_name}={pk}"
+        stats = [
+            {
+                "title": title_of(resource),
+                "count": counts[f"c{i}"],
+                "ui_url": f"{site}{resource.route}/{query}",
+                "api_url": f"{request.context.base_url}{resource.route}/{query}",
+            }
+            for i, resource in enumerate(self.counted)
+        ]
+        limit, offset = parse_paging(request)
+        page = stats[offset:] if limit is None else stats[offset : offset + limit]
+        return envelope(request, len(stats), limit, offset, page), 200
+
+
+def title_of(resource: Resource) -> str:
+    plural = str(resource.model._meta.verbose_name_plural)
+    return plural[:1].upper() + plural[1:]

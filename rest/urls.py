@@ -37,6 +37,15 @@ def _napalm():
     return objectviews.NapalmEndpoint(resource_for(Device))
 
 
+def _location_stats():
+    from inventory.dcim.models import Location
+    from inventory.dcim.stats import LOCATION_STATS
+
+    routed = {r.route: r for r in resources()}
+    counted = [routed[route] for route in LOCATION_STATS if route in routed]
+    return objectviews.ObjectStatsEndpoint(resource_for(Location), counted, "location")
+
+
 def _rack_elevation():
     from inventory.dcim.models import Rack
 
@@ -85,6 +94,7 @@ SUB_ENDPOINTS = {
     },
     "dcim/racks": {"elevation": _rack_elevation},
     "dcim/devices": {"napalm": _napalm},
+    "dcim/locations": {"stats": _location_stats},
     "ipam/vlan-groups": {"available-vlans": _available_vlans},
     "ipam/prefixes": {
         "available-prefixes": _allocation(

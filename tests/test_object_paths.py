@@ -125,3 +125,35 @@ class TestRenderTemplate:
         assert send(anonymous, "post", RENDER, {"template_code": "x"})[0] == 403
         assert send(api, "get", RENDER)[0] == 405
         assert "post" in api.json("/api/swagger.json")["paths"]["/core/render-jinja-template/"]
+
+
+class TestLocationStats:
+    def test_counts_each_list_as_its_location_filter_does(self, api, sample):
+        location = api.json("/api/dcim/locations/", {"limit": 1, "sort": "name"})["results"][0]
+        body = api.json(f"/api/dcim/locations/{location['id']}/stats/")
+        assert body["count"] == len(body["results"]) >= 5
+        titles = [row["title"] for row in body["results"]]
+        assert {"Racks", "Devices", "Prefixes", "VLANs", "Virtual machines"} <= set(titles)
+        for row in body["results"]:
+            assert row["api_url"].endswith(f"/?location={location['id']}")
+            listed = api.json(row["api_url"].replace("http://testserver", ""))
+            assert row["count"] == listed["count"], row
+            assert row["ui_url"] == row["api_url"].replace("/api/", "/")
+        page = api.json(f"/api/dcim/locations/{location['id']}/stats/", {"limit": 2, "offset": 1})
+        assert page["results"] == body["results"][1:3] and page["next"]
+
+    def test_unknown_location_and_permissions(self, api, sample, anonymous):
+        assert send(api, "get", "/api/dcim/locations/00000000-0000-4000-8000-000000000000/stats/")[0] == 404
+        location = api.json("/api/dcim/locations/", {"limit": 1})["results"][0]
+        assert send(anonymous, "get", f"/api/dcim/locations/{location['id']}/stats/")[0] == 403
+
+
+def test_openapi_describes_the_answers(api, sample):
+    paths = api.json("/api/swagger.json")["paths"]
+    stats = paths["/dcim/locations/{id}/stats/"]["get"]["responses"]["200"]["content"]["application/json"]
+    items = stats["schema"]["properties"]["results"]["items"]["properties"]
+    assert set(items) == {"title", "count", "ui_url", "api_url"}
+    rendered = paths["/core/render-jinja-template/"]["post"]["responses"]["200"]["content"][
+        "application/json"
+    ]
+    assert "rendered_template_lines" in rendered["schema"]["properties"]
