@@ -157,3 +157,51 @@ def test_openapi_describes_the_answers(api, sample):
         "application/json"
     ]
     assert "rendered_template_lines" in rendered["schema"]["properties"]
+
+
+class TestJobResultCancel:
+    @pytest.fixture
+    def pending(self, sample, jobs):
+        from inventory.jobs.models import JobResult
+
+        job = next(iter(jobs.values()))
+        return JobResult.objects.create(name=job.name, job_model=job)
+
+    def test_preview_then_cancel_a_pending_run(self, api, pending):
+        from inventory.jobs.models import JobResult
+        from inventory.jobs.tasks import run_job
+
+        path = f"/api/extras/job-results/{pending.pk}/cancel/"
+        status, preview = send(api, "get", path)
+        assert status == 200 and preview["job_status"] == "NOT RUNNING"
+        assert {"message", "irreversible", "timestamp"} <= preview.keys()
+        status, body = send(api, "post", path)
+        assert status == 200, body
+        assert body["id"] == str(pending.pk) and body["status"]["value"] == "REVOKED"
+        assert body["cancel_type"] and body["date_canceled"] and body["canceled_by_user_name"] == "admin"
+        # Its worker, reaching it later, leaves it canceled.
+        assert run_job.apply(args=[str(pending.pk), {}]).get() == "REVOKED"
+        assert JobResult.objects.get(pk=pending.pk).date_started is None
+        # Finished: nothing to cancel.
+        status, preview = send(api, "get", path)
+        assert status == 200 and preview["job_status"] == "REVOKED" and "irreversible" not in preview
+        status, body = send(api, "post", path)
+        assert status == 400 and body == {"detail": "This job has already finished (REVOKED)."}
+
+    def test_others_may_not_cancel(self, pending, sample):
+        from django.contrib.auth.models import Permission
+
+        from inventory.users.models import User
+
+        from .conftest import Api
+
+        user = User.objects.create(username="reader")
+        user.user_permissions.add(Permission.objects.get(codename="view_jobresult"))
+        reader = Api(user.tokens.create().key)
+        path = f"/api/extras/job-results/{pending.pk}/cancel/"
+        assert send(reader, "get", path)[0] == 200
+        assert send(reader, "post", path)[0] == 403
+        assert (
+            send(reader, "post", "/api/extras/job-results/00000000-0000-4000-8000-000000000000/cancel/")[0]
+            == 404
+        )
