@@ -219,6 +219,11 @@ class NapalmEndpoint(Endpoint):
     reference's when NAPALM is not installed: 503 naming what is missing."""
 
     methods = ("GET",)
+    query_parameters = (("method", {"type": "string"}, "The NAPALM getter to run (get_facts, ...)"),)
+    response_schema = {
+        "type": "object",
+        "properties": {"method": {"type": "object", "additionalProperties": True}},
+    }
     DOCUMENT = (
         "query ($id: UUID!) { object: device(id: $id) { primary_ip4 { id } primary_ip6 { id } "
         "platform { name napalm_driver } } }"
@@ -272,6 +277,10 @@ class ObjectStatsEndpoint(Endpoint):
         },
         "required": ["count", "next", "previous", "results"],
     }
+    query_parameters = (
+        ("limit", {"type": "integer"}, "Number of results to return per page."),
+        ("offset", {"type": "integer"}, "The initial index from which to return the results."),
+    )
 
     def __init__(self, parent: Resource, counted: list[Resource], filter_name: str):
         self.parent, self.counted, self.filter_name = parent, counted, filter_name

@@ -549,9 +549,18 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
     # An endpoint whose answer is not an object (a job's variables: a list) says so.
     answer = getattr(endpoint, "response_schema", ANY_OBJECT)
     body = getattr(endpoint, "request_schema", None)  # what its writes take (a user's preferences)
+    # The query parameters its GETs take: (name, JSON schema, description) (a location's stats: paging).
+    parameters = [
+        query(name, schema, text) for name, schema, text in getattr(endpoint, "query_parameters", ())
+    ]
     found = {
         m.lower(): operation(
-            f"{op}_{m.lower()}", tag, description, response(200, answer), body=None if m == "GET" else body
+            f"{op}_{m.lower()}",
+            tag,
+            description,
+            response(200, answer),
+            parameters if m == "GET" else (),
+            body=None if m == "GET" else body,
         )
         for m in methods
     }
