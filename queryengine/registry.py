@@ -271,6 +271,10 @@ class Resource:
     # whose version it is no longer shown), None for no bound. A VLAN's one `location` up to
     # 2.1 (write-only after), its `locations` from 2.2, as the reference's legacy serializers.
     versioned: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    # Versioned fields shown as the one object of a list field: name -> list field. A VLAN's
+    # 2.0 `location` is the one of its `locations` (null without any); an object with several
+    # cannot be shown at such a version (412), as the reference's legacy serializers.
+    single_of: dict[str, str] = field(default_factory=dict)
     owner_field: str | None = None  # set to the requesting user on create
     # A user written by clients that a create leaving it out sets to the requesting user.
     owner_default: str | None = None

@@ -138,7 +138,8 @@ def read_schema(resource: Resource, top: bool, version: str = versioning.DEFAULT
     for spec in resource.current_fields:
         if spec.name in resource.versioned and not versioning.shows(version, resource.versioned[spec.name]):
             continue
-        hidden = spec.name in resource.write_only and spec.name not in shown
+        shown_as = resource.single_of.get(spec.name, spec.name)  # 2.0's one location of a list
+        hidden = spec.name in resource.write_only and shown_as not in shown
         schema = None if hidden else field_read_schema(resource, spec, top)
         if schema is None:
             continue

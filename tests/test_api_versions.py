@@ -102,3 +102,62 @@ def test_openapi_documents_follow_the_version(api):
             properties = doc["components"]["schemas"][name]["properties"]
             assert ("location" in properties) is old, (version, name)
             assert ("locations" in properties) is not old, (version, name)
+
+
+ASSIGNMENTS = {
+    VLANS: ("/api/ipam/vlan-location-assignments/", "vlan"),
+    PREFIXES: ("/api/ipam/prefix-location-assignments/", "prefix"),
+}
+
+
+@pytest.mark.parametrize("path", [VLANS, PREFIXES])
+def test_old_versions_show_the_assigned_location(api, places, path):
+    """The one `location` of 2.0 and 2.1 is the object's one assigned location, however it was
+    assigned; with several the object cannot be shown there (412), as the reference's."""
+    first, second = places
+    status, created = call(api, "post", path, "3.2", BODIES[path](3))
+    assert status == 201, created
+    url = f"{path}{created['id']}/"
+    assignments, key = ASSIGNMENTS[path]
+    status, one = call(api, "post", assignments, "3.2", {key: created["id"], "location": first})
+    assert status == 201, one
+    for version in OLD:
+        assert reference_id(call(api, "get", url, version)[1]["location"]) == first
+    status, other = call(api, "post", assignments, "3.2", {key: created["id"], "location": second})
+    assert status == 201, other
+    for version in OLD:
+        status, shown = call(api, "get", url, version)
+        assert status == 412, shown
+        assert "multiple Locations" in shown["detail"] and "2.0 or 2.1" in shown["detail"]
+        assert call(api, "get", f"{path}?id={created['id']}", version)[0] == 412
+    assert call(api, "get", url, "2.2")[0] == 200
+    # The filter matches any of the assigned locations, at every version.
+    for place in (first, second):
+        found = call(api, "get", f"{path}?location={place}&id={created['id']}", "3.2")[1]
+        assert found["count"] == 1
+    assert call(api, "delete", f"{assignments}{one['id']}/", "3.2")[0] == 204
+    shown = call(api, "get", url, "2.0")[1]
+    assert reference_id(shown["location"]) == second and "locations" not in shown
+    found = call(api, "get", f"{path}?location={first}&id={created['id']}", "2.0")[1]
+    assert found["count"] == 0
+
+
+@pytest.mark.parametrize("path", [VLANS, PREFIXES])
+def test_deleting_its_location_leaves_the_object_without(api, path):
+    """A location deleted takes its assignments with it; the object stays, with no location."""
+    top = Location.objects.filter(parent=None).first()
+    status, place = call(
+        api,
+        "post",
+        "/api/dcim/locations/",
+        "3.2",
+        {"name": "Doomed", "location_type": top.location_type_id, "status": "Active"},
+    )
+    assert status == 201, place
+    status, created = call(api, "post", path, "2.0", {**BODIES[path](4), "location": place["id"]})
+    assert status == 201, created
+    assert reference_id(created["location"]) == place["id"]
+    status, body = call(api, "delete", f"/api/dcim/locations/{place['id']}/", "3.2")
+    assert status == 204, body
+    shown = call(api, "get", f"{path}{created['id']}/", "2.0")[1]
+    assert shown["location"] is None

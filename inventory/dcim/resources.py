@@ -186,10 +186,10 @@ LOCATION_SEARCH = (
 LOCATION_COUNTS = {
     "circuit_count": "circuits.Circuit.circuit_terminations__location",
     "device_count": "dcim.Device.location",
-    "prefix_count": "ipam.Prefix.location",
+    "prefix_count": "ipam.Prefix.locations",
     "rack_count": "dcim.Rack.location",
     "virtual_machine_count": "virtualization.VirtualMachine.cluster__location",
-    "vlan_count": "ipam.VLAN.location",
+    "vlan_count": "ipam.VLAN.locations",
 }
 register(
     Resource(

@@ -180,8 +180,10 @@ class VLAN(SingleLocation, PrimaryModel):
     vlan_group = models.ForeignKey(
         VLANGroup, on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
     )
+    # What a write names as its one location (`locations` holds them all and is what reads
+    # show); a location deleted takes its assignments with it, as the reference's.
     location = models.ForeignKey(
-        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
+        "dcim.Location", on_delete=models.SET_NULL, null=True, blank=True, related_name="vlans"
     )
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
@@ -311,8 +313,10 @@ class Prefix(SingleLocation, NetworkModel):
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes"
     )
     vlan = models.ForeignKey(VLAN, on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes")
+    # What a write names as its one location (`locations` holds them all and is what reads
+    # show); a location deleted takes its assignments with it, as the reference's.
     location = models.ForeignKey(
-        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes"
+        "dcim.Location", on_delete=models.SET_NULL, null=True, blank=True, related_name="prefixes"
     )
     description = models.CharField(max_length=200, blank=True)
     locations = models.ManyToManyField(

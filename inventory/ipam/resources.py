@@ -231,6 +231,9 @@ register(
         # written, and shown up to API 2.1.
         write_only=("location",),
         versioned={"location": (None, "multiple_locations"), "locations": ("multiple_locations", None)},
+        single_of={"location": "locations"},
+        # Any of its locations, as the reference's `location` filter.
+        relations={"location": "locations"},
         counts={"prefix_count": "ipam.Prefix.vlan"},
         natural_key=None,
         legacy=Legacy(
@@ -256,6 +259,8 @@ register(
             "locations": ("multiple_locations", None),
             "vrfs": ("multiple_locations", None),
         },
+        single_of={"location": "locations"},
+        relations={"location": "locations"},
         natural_key=None,
         computed={
             "prefix": cidr("network_address", "prefix_length", "set_prefix"),
