@@ -12,7 +12,7 @@ from queryengine.permissions import restricted
 from queryengine.query import argument_type
 from queryengine.registry import Resource
 
-from . import legacy
+from . import legacy, versioning
 from .views import (
     RESERVED,
     ApiError,
@@ -38,10 +38,22 @@ class AvailableEndpoint(Endpoint):
     methods = ("GET", "POST")
 
     def __init__(
-        self, parent: Resource, query_field: str, mutation_field: str, created: Resource, limit: bool
+        self,
+        parent: Resource,
+        query_field: str,
+        mutation_field: str,
+        created: Resource,
+        limit: bool,
+        value: str = "",
     ):
-        self.parent, self.created = parent, created
+        self.parent, self.created, self.value = parent, created, value  # value: "address", "prefix"
         self.query_field, self.mutation_field, self.limit = query_field, mutation_field, limit
+
+    @property
+    def item_schema(self) -> dict:
+        """One free value as 2.x shows it (1.x: with `family` and `vrf`)."""
+        properties = {"ip_version": {"type": "integer"}, self.value: {"type": "string"}}
+        return {"type": "object", "properties": properties, "required": list(properties)}
 
     def get(self, request, key: str):
         require_view(self.parent, request)
@@ -51,9 +63,14 @@ class AvailableEndpoint(Endpoint):
             document = (
                 f"query ($p: UUID!, $limit: Int) {{ result: {self.query_field}(parent: $p, limit: $limit) }}"
             )
-            return run(document, {"p": str(pk), "limit": limit}, request)["result"], 200
-        document = f"query ($p: UUID!) {{ result: {self.query_field}(parent: $p) }}"
-        return run(document, {"p": str(pk)}, request)["result"], 200
+            free = run(document, {"p": str(pk), "limit": limit}, request)["result"]
+        else:
+            document = f"query ($p: UUID!) {{ result: {self.query_field}(parent: $p) }}"
+            free = run(document, {"p": str(pk)}, request)["result"]
+        if versioning.legacy(request.api_version):
+            return free, 200
+        # From 2.0 on the reference shows the IP version and the value only.
+        return [{"ip_version": item["family"], self.value: item[self.value]} for item in free], 200
 
     def post(self, request, key: str):
         require_view(self.parent, request)
@@ -122,9 +139,17 @@ class ObjectListEndpoint(Endpoint):
 
     methods = ("GET",)
 
-    def __init__(self, parent: Resource, query_field: str, parent_argument: str, arguments: tuple[str, ...]):
+    def __init__(
+        self,
+        parent: Resource,
+        query_field: str,
+        parent_argument: str,
+        arguments: tuple[str, ...],
+        item_schema: dict | None = None,
+    ):
         self.parent, self.query_field = parent, query_field
         self.parent_argument, self.arguments = parent_argument, arguments
+        self.item_schema = item_schema  # the JSON schema of one item (its OpenAPI answer)
 
     def get(self, request, key: str):
         require_view(self.parent, request)

@@ -346,6 +346,15 @@ ID = {
     "description": "UUID or natural key",
 }
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
+
+
+def interface_connection(endpoint) -> dict:
+    """An interface connection, each end as the interfaces' own list shows it."""
+    interface = ref(schema_name(endpoint.interfaces))
+    properties = {**endpoint.item_schema["properties"], "interface_a": interface, "interface_b": interface}
+    return {**endpoint.item_schema, "properties": properties}
+
+
 CLASS_PATH = {
     "in": "path",
     "name": "class_path",
@@ -435,7 +444,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "Free space in this prefix.",
-                response(200, {"type": "array", "items": ANY_OBJECT}),
+                response(200, {"type": "array", "items": endpoint.item_schema}),
                 parameters,
             ),
             "post": operation(
@@ -454,7 +463,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "A list computed for this object.",
-                response(200, paginated(ANY_OBJECT), csv=True),
+                response(200, paginated(endpoint.item_schema or ANY_OBJECT), csv=True),
                 parameters,
             ),
         }
@@ -465,7 +474,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 op,
                 tag,
                 "The cable paths crossing this port.",
-                response(200, {"type": "array", "items": ANY_OBJECT}),
+                response(200, {"type": "array", "items": endpoint.item_schema}),
             ),
         }
     if isinstance(endpoint, cabling.TraceEndpoint):
@@ -502,7 +511,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "Each path joining two interfaces, once.",
-                response(200, paginated(ANY_OBJECT), csv=True),
+                response(200, paginated(interface_connection(endpoint)), csv=True),
                 [
                     *paging_parameters(),
                     shared("depth"),

@@ -13,13 +13,18 @@ LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
 DETAIL_ENDPOINTS = {"users/tokens": views.TokenDetailEndpoint}
 
 
-def _allocation(query_field: str, mutation_field: str, created_model: str, limit: bool):
+def _allocation(query_field: str, mutation_field: str, created_model: str, value: str, limit: bool):
     from django.apps import apps
 
     from inventory.ipam.models import Prefix
 
     return lambda: objectviews.AvailableEndpoint(
-        resource_for(Prefix), query_field, mutation_field, resource_for(apps.get_model(created_model)), limit
+        resource_for(Prefix),
+        query_field,
+        mutation_field,
+        resource_for(apps.get_model(created_model)),
+        limit,
+        value=value,
     )
 
 
@@ -49,8 +54,20 @@ def _location_stats():
 def _rack_elevation():
     from inventory.dcim.models import Rack
 
+    unit = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "name": {"type": "string"},
+            "face": {
+                "type": "object",
+                "properties": {"value": {"type": "string"}, "label": {"type": "string"}},
+            },
+            "occupied": {"type": "boolean"},
+        },
+    }
     return objectviews.ObjectListEndpoint(
-        resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q")
+        resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q"), item_schema=unit
     )
 
 
@@ -98,10 +115,10 @@ SUB_ENDPOINTS = {
     "ipam/vlan-groups": {"available-vlans": _available_vlans},
     "ipam/prefixes": {
         "available-prefixes": _allocation(
-            "available_prefixes", "allocate_prefixes", "ipam.Prefix", limit=False
+            "available_prefixes", "allocate_prefixes", "ipam.Prefix", "prefix", limit=False
         ),
         "available-ips": _allocation(
-            "available_ip_addresses", "allocate_ip_addresses", "ipam.IPAddress", limit=True
+            "available_ip_addresses", "allocate_ip_addresses", "ipam.IPAddress", "address", limit=True
         ),
     },
 }

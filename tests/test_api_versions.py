@@ -161,3 +161,17 @@ def test_deleting_its_location_leaves_the_object_without(api, path):
     assert status == 204, body
     shown = call(api, "get", f"{path}{created['id']}/", "2.0")[1]
     assert shown["location"] is None
+
+
+@pytest.mark.parametrize(("name", "value"), [("available-ips", "address"), ("available-prefixes", "prefix")])
+def test_free_space_shows_ip_version_from_2_0(api, name, value):
+    """Free addresses and prefixes show `ip_version` and the value from 2.0 on (1.x: `family`, `vrf`)."""
+    status, prefix = call(api, "post", PREFIXES, "3.2", {"prefix": "10.201.0.0/29", "status": "Active"})
+    assert status == 201, prefix
+    url = f"{PREFIXES}{prefix['id']}/{name}/"
+    for version in ("2.0", "3.2"):
+        status, free = call(api, "get", url, version)
+        assert status == 200 and free, free
+        assert list(free[0]) == ["ip_version", value] and free[0]["ip_version"] == 4
+    status, free = call(api, "get", url, "1.3")
+    assert status == 200 and set(free[0]) == {"family", value, "vrf"}

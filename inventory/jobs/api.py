@@ -68,7 +68,28 @@ def may_run(job: Job, user) -> bool:
 class JobVariablesEndpoint(Endpoint):
     """The form a run takes: one entry per variable (name, type, label, help text, required, …)."""
 
-    response_schema = {"type": "array", "items": {"type": "object", "additionalProperties": True}}
+    # What ScriptVariable.describe gives: the first five always, the others per kind of variable.
+    response_schema = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "type": {"type": "string"},
+                "label": {"type": "string"},
+                "help_text": {"type": "string"},
+                "required": {"type": "boolean"},
+                "default": {},
+                "choices": {"type": "array", "items": {"type": "array", "items": {}}},
+                "model": {"type": "string"},
+                "min_length": {"type": "integer"},
+                "max_length": {"type": "integer"},
+                "min_value": {"type": "integer"},
+                "max_value": {"type": "integer"},
+            },
+            "required": ["name", "type", "label", "help_text", "required"],
+        },
+    }
 
     def get(self, request, key: str):
         job, klass = visible_job(request, key)
