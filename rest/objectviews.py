@@ -170,8 +170,10 @@ class ObjectValueEndpoint(Endpoint):
 
     methods = ("GET",)
 
-    def __init__(self, parent: Resource, query_field: str):
+    def __init__(self, parent: Resource, query_field: str, response_schema: dict | None = None):
         self.parent, self.query_field = parent, query_field
+        if response_schema is not None:  # its OpenAPI answer
+            self.response_schema = response_schema
 
     def get(self, request, key: str):
         require_view(self.parent, request)

@@ -13,6 +13,14 @@ LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
 DETAIL_ENDPOINTS = {"users/tokens": views.TokenDetailEndpoint}
 
 
+# A secret's check: whether its value could be read, and why not.
+SECRET_CHECK = {
+    "type": "object",
+    "properties": {"result": {"type": "boolean"}, "message": {"type": "string"}},
+    "required": ["result", "message"],
+}
+
+
 def _allocation(query_field: str, mutation_field: str, created_model: str, value: str, limit: bool):
     from django.apps import apps
 
@@ -102,7 +110,7 @@ def _git_sync():
 SUB_ENDPOINTS = {
     "extras/dynamic-groups": {"members": _group_members},
     "extras/secrets": {
-        "check": _extras("Secret", lambda r: objectviews.ObjectValueEndpoint(r, "secret_check"))
+        "check": _extras("Secret", lambda r: objectviews.ObjectValueEndpoint(r, "secret_check", SECRET_CHECK))
     },
     "extras/git-repositories": {"sync": _git_sync},
     "extras/saved-views": {"set-default": _saved_view_default},
