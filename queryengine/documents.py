@@ -66,12 +66,13 @@ def selection(
 ) -> str:
     """The fields of `resource` at `depth` (spec §4.6): related objects are references at 0 and
     nested objects below; nested objects omit many-to-many and derived fields (`counts`: the
-    counts of related objects among them)."""
+    counts of related objects among them). `many` names the optional top-level fields shown:
+    many-to-many lists, `include=` values and write-only fields a version shows."""
     parts = ["id", "object_type", "display", "url", *([NATURAL_SLUG] if resource.natural_slug else [])]
     if top:
         parts += [name for name in resource.derived if counts or name not in resource.counts]
     for spec in resource.current_fields:
-        if spec.name in resource.write_only:
+        if spec.name in resource.write_only and not (top and spec.name in many):
             continue
         if spec.kind == INCLUDED:
             # Loaded values (a cable's connectors) show at the top level only, as the reference's.

@@ -85,7 +85,7 @@ def top_fields(resource: Resource, version: str, many: frozenset[str] = frozense
     for name in resource.timestamps:
         dated = name == "created" and legacy.created_is_date
         shown.append(Shown(name, CREATED_DATE if dated else name, VALUE))
-    if resource.has_notes:
+    if resource.has_notes and resource.notes_url:
         shown.append(Shown("notes_url", "notes_url", VALUE))
     if resource.has_custom_fields:
         shown.append(Shown("custom_fields", "custom_fields", VALUE))

@@ -294,6 +294,15 @@ class Resource:
     # Written by clients but not shown from API 2.x on (an address's namespace: the reference
     # takes it and shows the parent instead); API 1.x shows what its own shape holds.
     write_only: tuple[str, ...] = ()
+    # Fields some API versions show and others do not, named by rows of the version table
+    # (rest/versioning.CHANGES): name -> (feature from whose version it is shown, feature from
+    # whose version it is no longer shown), None for no bound. A VLAN's one `location` up to
+    # 2.1 (write-only after), its `locations` from 2.2, as the reference's legacy serializers.
+    versioned: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    # Versioned fields shown as the one object of a list field: name -> list field. A VLAN's
+    # 2.0 `location` is the one of its `locations` (null without any); an object with several
+    # cannot be shown at such a version (412), as the reference's legacy serializers.
+    single_of: dict[str, str] = field(default_factory=dict)
     owner_field: str | None = None  # set to the requesting user on create
     # A user written by clients that a create leaving it out sets to the requesting user.
     owner_default: str | None = None
@@ -340,6 +349,12 @@ class Resource:
     notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
     # Taking no notes, but showing `notes_url` as null, as the reference's component templates do.
     notes_url_null: bool = False
+    # False: taking notes (its `notes/` path) without showing `notes_url`, as the reference's
+    # association serializers (an address's interface assignment).
+    notes_url: bool = True
+    # The reference's documents also give each path of an object by its natural key
+    # (`extras/jobs/{name}/run/`); every path here takes either anyway (the id or the key).
+    paths_by_natural_key: bool = False
     # Values read a page at a time like `include=` ones, but always shown, nested ones included
     # (at depth 0 there): a cable's `terminations` by connector.
     loaded: dict[str, Included] = field(default_factory=dict)
@@ -543,7 +558,7 @@ class Resource:
 
     @property
     def shows_notes_url(self) -> bool:
-        return self.has_notes or self.notes_url_null
+        return self.has_notes and self.notes_url or self.notes_url_null
 
     @property
     def derived(self) -> list[str]:

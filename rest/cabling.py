@@ -117,9 +117,36 @@ class TraceEndpoint(Endpoint):
             return None
 
 
+STRING, BOOLEAN, OBJECT = (
+    {"type": "string"},
+    {"type": "boolean"},
+    {"type": "object", "additionalProperties": True},
+)
+
+
+def object_schema(**properties) -> dict:
+    return {"type": "object", "properties": properties}
+
+
 class PathsEndpoint(TraceEndpoint):
     """`<front or rear port url>/paths/`: the cable paths passing the port, with their origin and
     far end as references and the hops between as details."""
+
+    item_schema = object_schema(
+        id={"type": "string", "format": "uuid"},
+        origin_type=STRING,
+        origin=OBJECT,
+        destination_type={**STRING, "nullable": True},
+        destination={**OBJECT, "nullable": True},
+        path={"type": "array", "items": OBJECT},
+        origin_id={"type": "string", "format": "uuid"},
+        destination_id={"type": "string", "format": "uuid", "nullable": True},
+        is_active=BOOLEAN,
+        is_split=BOOLEAN,
+        peer_connector={**STRING, "nullable": True},
+        origin_fans_out=BOOLEAN,
+        destination_fans_out=BOOLEAN,
+    )
 
     def get(self, request, key: str):
         require_view(self.resource, request)
@@ -172,6 +199,15 @@ class InterfaceConnectionsEndpoint(Endpoint):
     lists them: the path's id, both interfaces and whether every cable on it is connected."""
 
     methods = ("GET",)
+    # Each end is an interface as its own list shows it (rest.openapi refers to its schema).
+    item_schema = object_schema(
+        id={"type": "string", "format": "uuid"},
+        object_type=STRING,
+        display=STRING,
+        interface_a=OBJECT,
+        interface_b=OBJECT,
+        connected_endpoint_reachable=BOOLEAN,
+    )
 
     def __init__(self, interfaces: Resource):
         self.interfaces = interfaces

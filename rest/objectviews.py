@@ -8,9 +8,11 @@ import orjson
 from queryengine import engine
 from queryengine.documents import selection_of, with_fragments
 from queryengine.errors import Conflict, ValidationFailed
+from queryengine.permissions import restricted
+from queryengine.query import argument_type
 from queryengine.registry import Resource
 
-from . import legacy
+from . import legacy, versioning
 from .views import (
     RESERVED,
     ApiError,
@@ -36,10 +38,22 @@ class AvailableEndpoint(Endpoint):
     methods = ("GET", "POST")
 
     def __init__(
-        self, parent: Resource, query_field: str, mutation_field: str, created: Resource, limit: bool
+        self,
+        parent: Resource,
+        query_field: str,
+        mutation_field: str,
+        created: Resource,
+        limit: bool,
+        value: str = "",
     ):
-        self.parent, self.created = parent, created
+        self.parent, self.created, self.value = parent, created, value  # value: "address", "prefix"
         self.query_field, self.mutation_field, self.limit = query_field, mutation_field, limit
+
+    @property
+    def item_schema(self) -> dict:
+        """One free value as 2.x shows it (1.x: with `family` and `vrf`)."""
+        properties = {"ip_version": {"type": "integer"}, self.value: {"type": "string"}}
+        return {"type": "object", "properties": properties, "required": list(properties)}
 
     def get(self, request, key: str):
         require_view(self.parent, request)
@@ -49,9 +63,14 @@ class AvailableEndpoint(Endpoint):
             document = (
                 f"query ($p: UUID!, $limit: Int) {{ result: {self.query_field}(parent: $p, limit: $limit) }}"
             )
-            return run(document, {"p": str(pk), "limit": limit}, request)["result"], 200
-        document = f"query ($p: UUID!) {{ result: {self.query_field}(parent: $p) }}"
-        return run(document, {"p": str(pk)}, request)["result"], 200
+            free = run(document, {"p": str(pk), "limit": limit}, request)["result"]
+        else:
+            document = f"query ($p: UUID!) {{ result: {self.query_field}(parent: $p) }}"
+            free = run(document, {"p": str(pk)}, request)["result"]
+        if versioning.legacy(request.api_version):
+            return free, 200
+        # From 2.0 on the reference shows the IP version and the value only.
+        return [{"ip_version": item["family"], self.value: item[self.value]} for item in free], 200
 
     def post(self, request, key: str):
         require_view(self.parent, request)
@@ -75,15 +94,62 @@ class AvailableEndpoint(Endpoint):
         return (created if isinstance(body, list) else created[0]), 201
 
 
+class AvailableVLANsEndpoint(AvailableEndpoint):
+    """`<VLAN group>/available-vlans/`: GET lists the group's free VLAN ids (`limit` of them, the
+    page size by default); POST (one object or a list) allocates VLANs from them atomically,
+    each with the id it asks for or the next free one. Both answer in the list envelope with
+    every item on one page, as the reference does."""
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        require_view(self.created, request)
+        pk = object_pk(request, self.parent, key)
+        limit = free_limit(request)
+        document = (
+            f"query ($p: UUID!, $limit: Int) {{ result: {self.query_field}(parent: $p, limit: $limit) }}"
+        )
+        vids = run(document, {"p": str(pk), "limit": limit}, request)["result"]
+        return {"count": len(vids), "next": None, "previous": None, "results": vids}, 200
+
+    def post(self, request, key: str):
+        answer, status = super().post(request, key)
+        if status != 201:
+            return answer, status
+        created = answer if isinstance(answer, list) else [answer]
+        return {"count": len(created), "next": None, "previous": None, "results": created}, 201
+
+
+def free_limit(request) -> int | None:
+    """How many free values a GET lists: `limit` (a bad one is ignored, a negative one means all),
+    the page size by default, at most the largest page."""
+    from django.conf import settings
+
+    try:
+        limit = int(request.GET.get("limit", settings.PAGINATE_COUNT))
+    except ValueError:
+        limit = settings.PAGINATE_COUNT
+    if settings.MAX_PAGE_SIZE:
+        limit = min(limit, settings.MAX_PAGE_SIZE)
+    return limit if limit >= 0 else None
+
+
 class ObjectListEndpoint(Endpoint):
     """`<object url>/<name>/`: a list a GraphQL field computes for one object (a rack's elevation),
     its string arguments taken from the query, paged with the list envelope."""
 
     methods = ("GET",)
 
-    def __init__(self, parent: Resource, query_field: str, parent_argument: str, arguments: tuple[str, ...]):
+    def __init__(
+        self,
+        parent: Resource,
+        query_field: str,
+        parent_argument: str,
+        arguments: tuple[str, ...],
+        item_schema: dict | None = None,
+    ):
         self.parent, self.query_field = parent, query_field
         self.parent_argument, self.arguments = parent_argument, arguments
+        self.item_schema = item_schema  # the JSON schema of one item (its OpenAPI answer)
 
     def get(self, request, key: str):
         require_view(self.parent, request)
@@ -104,8 +170,10 @@ class ObjectValueEndpoint(Endpoint):
 
     methods = ("GET",)
 
-    def __init__(self, parent: Resource, query_field: str):
+    def __init__(self, parent: Resource, query_field: str, response_schema: dict | None = None):
         self.parent, self.query_field = parent, query_field
+        if response_schema is not None:  # its OpenAPI answer
+            self.response_schema = response_schema
 
     def get(self, request, key: str):
         require_view(self.parent, request)
@@ -147,3 +215,129 @@ class RunQueryEndpoint(Endpoint):
         if result.data is None:
             return {"errors": errors}, 400
         return {"data": result.data, "errors": errors}, 200
+
+
+class SavedViewDefaultEndpoint(Endpoint):
+    """`<saved view>/set-default/`: POST makes the saved view the requesting user's default for its
+    list (201, the association); DELETE clears it (204)."""
+
+    methods = ("POST", "DELETE")
+
+    def __init__(self, saved_views: Resource, associations: Resource):
+        self.saved_views, self.associations = saved_views, associations
+
+    def post(self, request, key: str):
+        pk = object_pk(request, self.saved_views, key)
+        fields = selection_of(self.associations, 0)
+        document = with_fragments(
+            f"mutation ($id: UUID!) {{ result: set_default_saved_view(id: $id) {{ {fields} }} }}"
+        )
+        return run(document, {"id": str(pk)}, request)["result"], 201
+
+    def delete(self, request, key: str):
+        pk = object_pk(request, self.saved_views, key)
+        run("mutation ($id: UUID!) { result: clear_default_saved_view(id: $id) }", {"id": str(pk)}, request)
+        return None, 204
+
+
+class NapalmEndpoint(Endpoint):
+    """`<device>/napalm/?method=...`: NAPALM is not part of this service, so after the reference's
+    own checks of the device (a primary IP, a platform with a NAPALM driver) the answer is the
+    reference's when NAPALM is not installed: 503 naming what is missing."""
+
+    methods = ("GET",)
+    query_parameters = (("method", {"type": "string"}, "The NAPALM getter to run (get_facts, ...)"),)
+    response_schema = {
+        "type": "object",
+        "properties": {"method": {"type": "object", "additionalProperties": True}},
+    }
+    DOCUMENT = (
+        "query ($id: UUID!) { object: device(id: $id) { primary_ip4 { id } primary_ip6 { id } "
+        "platform { name napalm_driver } } }"
+    )
+
+    def __init__(self, devices: Resource):
+        self.devices = devices
+
+    def get(self, request, key: str):
+        require_view(self.devices, request)
+        pk = object_pk(request, self.devices, key)
+        device = run(self.DOCUMENT, {"id": str(pk)}, request)["object"]
+        if device is None:
+            raise not_found(self.devices)
+        device = orjson.loads(orjson.dumps(device))  # a compiled row is JSON text
+        platform = device["platform"]
+        if device["primary_ip4"] is None and device["primary_ip6"] is None:
+            detail = "This device does not have a primary IP address configured."
+        elif platform is None:
+            detail = "No platform is configured for this device."
+        elif not platform["napalm_driver"]:
+            detail = f"No NAPALM driver is configured for this device's platform: {platform['name']}."
+        else:
+            detail = "NAPALM is not installed. Please see the documentation for instructions."
+        raise ApiError(503, {"detail": detail})
+
+
+class ObjectStatsEndpoint(Endpoint):
+    """`<object url>/stats/`: how many objects of other lists relate to this one (a location's
+    racks, devices, prefixes, ...), each counted by that list's filter naming the object, with
+    the list's API and page URLs so filtered; the reader's permissions apply to each count."""
+
+    methods = ("GET",)
+    STAT = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "count": {"type": "integer"},
+            "ui_url": {"type": "string", "format": "uri"},
+            "api_url": {"type": "string", "format": "uri"},
+        },
+        "required": ["title", "count", "ui_url", "api_url"],
+    }
+    response_schema = {
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer"},
+            "next": {"type": "string", "format": "uri", "nullable": True},
+            "previous": {"type": "string", "format": "uri", "nullable": True},
+            "results": {"type": "array", "items": STAT},
+        },
+        "required": ["count", "next", "previous", "results"],
+    }
+    query_parameters = (
+        ("limit", {"type": "integer"}, "Number of results to return per page."),
+        ("offset", {"type": "integer"}, "The initial index from which to return the results."),
+    )
+
+    def __init__(self, parent: Resource, counted: list[Resource], filter_name: str):
+        self.parent, self.counted, self.filter_name = parent, counted, filter_name
+        # Each filter's argument as its own variable, declared in the argument's type.
+        declared = ", ".join(f"$k{i}: {argument_type(r, filter_name)}" for i, r in enumerate(counted))
+        fields = " ".join(f"c{i}: {r.list_field}_count({filter_name}: $k{i})" for i, r in enumerate(counted))
+        self.document = f"query ({declared}) {{ {fields} }}"
+
+    def get(self, request, key: str):
+        require_view(self.parent, request)
+        pk = object_pk(request, self.parent, key)
+        if not restricted(self.parent, request.context.user).filter(pk=pk).exists():
+            raise not_found(self.parent)
+        counts = run(self.document, {f"k{i}": [str(pk)] for i in range(len(self.counted))}, request)
+        site = request.build_absolute_uri("/")
+        query = f"?{self.filter_name}={pk}"
+        stats = [
+            {
+                "title": title_of(resource),
+                "count": counts[f"c{i}"],
+                "ui_url": f"{site}{resource.route}/{query}",
+                "api_url": f"{request.context.base_url}{resource.route}/{query}",
+            }
+            for i, resource in enumerate(self.counted)
+        ]
+        limit, offset = parse_paging(request)
+        page = stats[offset:] if limit is None else stats[offset : offset + limit]
+        return envelope(request, len(stats), limit, offset, page), 200
+
+
+def title_of(resource: Resource) -> str:
+    plural = str(resource.model._meta.verbose_name_plural)
+    return plural[:1].upper() + plural[1:]

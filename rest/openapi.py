@@ -346,6 +346,15 @@ ID = {
     "description": "UUID or natural key",
 }
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
+
+
+def interface_connection(endpoint) -> dict:
+    """An interface connection, each end as the interfaces' own list shows it."""
+    interface = ref(schema_name(endpoint.interfaces))
+    properties = {**endpoint.item_schema["properties"], "interface_a": interface, "interface_b": interface}
+    return {**endpoint.item_schema, "properties": properties}
+
+
 CLASS_PATH = {
     "in": "path",
     "name": "class_path",
@@ -406,6 +415,26 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
         return detail_operations(endpoint.resource, version, op, tag)
     if isinstance(endpoint, views.NotesEndpoint):
         return notes_operations(endpoint, version, op.removesuffix("_notes"), tag)
+    if isinstance(endpoint, objectviews.AvailableVLANsEndpoint):
+        created = ref(schema_name(endpoint.created))
+        return {
+            "parameters": [ID],
+            "get": operation(
+                f"{op}_list",
+                tag,
+                "The free VLAN ids of this group, `limit` of them (the page size by default).",
+                response(200, paginated({"type": "integer"})),
+                [query("limit", {"type": "integer"})],
+            ),
+            "post": operation(
+                f"{op}_create",
+                tag,
+                "Allocate one VLAN (an object) or several (an array) atomically, each with the `vid` "
+                "it asks for or the next free one.",
+                response(201, paginated(created)),
+                body=one_or_many(ref(f"{schema_name(endpoint.created)}Request")),
+            ),
+        }
     if isinstance(endpoint, objectviews.AvailableEndpoint):
         created = ref(schema_name(endpoint.created))
         parameters = [query("limit", {"type": "integer", "minimum": 0})] if endpoint.limit else []
@@ -415,7 +444,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "Free space in this prefix.",
-                response(200, {"type": "array", "items": ANY_OBJECT}),
+                response(200, {"type": "array", "items": endpoint.item_schema}),
                 parameters,
             ),
             "post": operation(
@@ -434,7 +463,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "A list computed for this object.",
-                response(200, paginated(ANY_OBJECT), csv=True),
+                response(200, paginated(endpoint.item_schema or ANY_OBJECT), csv=True),
                 parameters,
             ),
         }
@@ -445,7 +474,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 op,
                 tag,
                 "The cable paths crossing this port.",
-                response(200, {"type": "array", "items": ANY_OBJECT}),
+                response(200, {"type": "array", "items": endpoint.item_schema}),
             ),
         }
     if isinstance(endpoint, cabling.TraceEndpoint):
@@ -482,7 +511,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 f"{op}_list",
                 tag,
                 "Each path joining two interfaces, once.",
-                response(200, paginated(ANY_OBJECT), csv=True),
+                response(200, paginated(interface_connection(endpoint)), csv=True),
                 [
                     *paging_parameters(),
                     shared("depth"),
@@ -529,9 +558,18 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
     # An endpoint whose answer is not an object (a job's variables: a list) says so.
     answer = getattr(endpoint, "response_schema", ANY_OBJECT)
     body = getattr(endpoint, "request_schema", None)  # what its writes take (a user's preferences)
+    # The query parameters its GETs take: (name, JSON schema, description) (a location's stats: paging).
+    parameters = [
+        query(name, schema, text) for name, schema, text in getattr(endpoint, "query_parameters", ())
+    ]
     found = {
         m.lower(): operation(
-            f"{op}_{m.lower()}", tag, description, response(200, answer), body=None if m == "GET" else body
+            f"{op}_{m.lower()}",
+            tag,
+            description,
+            response(200, answer),
+            parameters if m == "GET" else (),
+            body=None if m == "GET" else body,
         )
         for m in methods
     }
@@ -553,6 +591,24 @@ def routed_endpoints() -> list[tuple[str, object]]:
     ]
 
 
+def by_natural_key(route: str, operations: dict) -> tuple[str, dict] | None:
+    """(key, operations) of an object's path given by its natural key, where its resource says
+    the reference documents that path too (a job's `{name}`); None otherwise."""
+    routed = {r.route: r for r in resources()}
+    resource = routed.get(route.split("/<str:key>/", 1)[0]) if "/<str:key>/" in route else None
+    if resource is None or not resource.paths_by_natural_key or not resource.natural_key:
+        return None
+    key = resource.natural_key
+    parameter = {**ID, "name": key, "description": f"The object's {key}"}
+    named = {}
+    for method, value in operations.items():
+        if method == "parameters":
+            named[method] = [parameter if p == ID else p for p in value]
+        else:
+            named[method] = {**value, "operationId": f"{value['operationId']}_by_{key}"}
+    return key, named
+
+
 @cache
 def document(version: str) -> dict:
     """The OpenAPI document of one API version (built once per process)."""
@@ -571,6 +627,9 @@ def document(version: str) -> dict:
                     [*value.get("parameters", ()), *version_parameters(answers_csv(value))], defined
                 )
         paths[openapi_path(route)] = operations
+        named = by_natural_key(route, operations)
+        if named is not None:
+            paths[openapi_path(route).replace("{id}", f"{{{named[0]}}}")] = named[1]
     try:
         release = metadata.version("netinventory")
     except metadata.PackageNotFoundError:
@@ -586,7 +645,7 @@ def document(version: str) -> dict:
         "servers": [{"url": "/api"}],
         "paths": paths,
         "components": {
-            "schemas": component_schemas(resource_list, version if versioning.legacy(version) else None),
+            "schemas": component_schemas(resource_list, version),
             "parameters": shared_parameters(version),
             "responses": {
                 status: {"description": meaning, "content": json_content(ref("Error"))}

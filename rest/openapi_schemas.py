@@ -24,6 +24,7 @@ from queryengine.registry import (
 )
 from queryengine.writes import writable_fields
 
+from . import versioning
 from .fieldkinds import json_schema, value_limits
 
 REF = "#/components/schemas/"
@@ -116,8 +117,9 @@ def key_schema(resource: Resource) -> dict:
     return {"type": "integer"} if resource.integer_pk else {"type": "string", "format": "uuid"}
 
 
-def read_schema(resource: Resource, top: bool) -> dict:
-    """What a GET shows of an object (`top`) or of one nested in another (no lists, no counts)."""
+def read_schema(resource: Resource, top: bool, version: str = versioning.DEFAULT) -> dict:
+    """What a GET shows of an object (`top`) or of one nested in another (no lists, no counts),
+    at an API version from 2.0 on (its versioned fields: Resource.versioned)."""
     properties = {
         "id": {**key_schema(resource), "readOnly": True},
         "object_type": {"type": "string", "readOnly": True, "example": resource.object_type},
@@ -132,8 +134,13 @@ def read_schema(resource: Resource, top: bool) -> dict:
             properties[name] = {"type": "integer", "readOnly": True}
             required.append(name)
     optional_lists = set(many_to_many_fields(resource))
+    shown = versioning.versioned_fields(version, resource, frozenset()) if top else frozenset()
     for spec in resource.current_fields:
-        schema = None if spec.name in resource.write_only else field_read_schema(resource, spec, top)
+        if spec.name in resource.versioned and not versioning.shows(version, resource.versioned[spec.name]):
+            continue
+        shown_as = resource.single_of.get(spec.name, spec.name)  # 2.0's one location of a list
+        hidden = spec.name in resource.write_only and shown_as not in shown
+        schema = None if hidden else field_read_schema(resource, spec, top)
         if schema is None:
             continue
         properties[spec.name] = schema
@@ -333,8 +340,8 @@ def legacy_value_schema(resource: Resource, entry) -> dict:
     return field_read_schema(resource, entry.spec, top=True) or {}
 
 
-def component_schemas(resource_list: list[Resource], version: str | None = None) -> dict:
-    """The schemas of a version's document (`version` at 1.x: the 1.x shapes)."""
+def component_schemas(resource_list: list[Resource], version: str = versioning.DEFAULT) -> dict:
+    """The schemas of a version's document (at 1.x: the 1.x shapes)."""
     schemas = {
         "ObjectReference": {
             "type": "object",
@@ -370,14 +377,14 @@ def component_schemas(resource_list: list[Resource], version: str | None = None)
             },
         },
     }
-    old = version is not None
+    old = versioning.legacy(version)
     for resource in resource_list:
         name = schema_name(resource)
         if old:
             schemas[name] = legacy_read_schema(resource, version, nested=False)
             schemas[f"{name}Nested"] = legacy_read_schema(resource, version, nested=True)
         else:
-            schemas[name] = read_schema(resource, top=True)
+            schemas[name] = read_schema(resource, top=True, version=version)
             schemas[f"{name}Nested"] = read_schema(resource, top=False)
         schemas[f"{name}Request"] = write_schema(resource, partial=False, old=old)
         schemas[f"Patched{name}Request"] = write_schema(resource, partial=True, old=old)

@@ -36,7 +36,31 @@ def _own_version() -> str:
         return "0.1.0"
 
 
+STRING, APPS = (
+    {"type": "string"},
+    {"type": "object", "additionalProperties": {"type": "string", "nullable": True}},
+)
+
+
 class StatusEndpoint(Endpoint):
+    """The server's versions, apps and workers."""
+
+    response_schema = {
+        "type": "object",
+        "properties": {
+            "django-version": STRING,
+            "installed-apps": APPS,
+            "nautobot-version": STRING,
+            "nautobot-apps": APPS,
+            "plugins": APPS,
+            "python-version": STRING,
+            "celery-workers-running": {"type": "integer"},
+            "netinventory-version": STRING,
+            "api-versions": {"type": "array", "items": STRING},
+            "default-api-version": STRING,
+        },
+    }
+
     def get(self, request):
         require_view(None, request)
         newest = max(versioning.SUPPORTED, key=lambda v: tuple(int(part) for part in v.split(".")))

@@ -6,28 +6,76 @@ from django.urls import include, path, re_path
 
 from queryengine.registry import resource_for, resources
 
-from . import cabling, docs, fallbacks, objectviews, roots, status, views
+from . import cabling, docs, fallbacks, objectviews, rendering, roots, status, views
 
 # Endpoints whose list path does more than the generic one.
 LIST_ENDPOINTS = {"users/tokens": views.TokenListEndpoint}
 DETAIL_ENDPOINTS = {"users/tokens": views.TokenDetailEndpoint}
 
 
-def _allocation(query_field: str, mutation_field: str, created_model: str, limit: bool):
+# A secret's check: whether its value could be read, and why not.
+SECRET_CHECK = {
+    "type": "object",
+    "properties": {"result": {"type": "boolean"}, "message": {"type": "string"}},
+    "required": ["result", "message"],
+}
+
+
+def _allocation(query_field: str, mutation_field: str, created_model: str, value: str, limit: bool):
     from django.apps import apps
 
     from inventory.ipam.models import Prefix
 
     return lambda: objectviews.AvailableEndpoint(
-        resource_for(Prefix), query_field, mutation_field, resource_for(apps.get_model(created_model)), limit
+        resource_for(Prefix),
+        query_field,
+        mutation_field,
+        resource_for(apps.get_model(created_model)),
+        limit,
+        value=value,
     )
+
+
+def _available_vlans():
+    from inventory.ipam.models import VLAN, VLANGroup
+
+    return objectviews.AvailableVLANsEndpoint(
+        resource_for(VLANGroup), "available_vlan_ids", "allocate_vlans", resource_for(VLAN), limit=True
+    )
+
+
+def _napalm():
+    from inventory.dcim.models import Device
+
+    return objectviews.NapalmEndpoint(resource_for(Device))
+
+
+def _location_stats():
+    from inventory.dcim.models import Location
+    from inventory.dcim.stats import LOCATION_STATS
+
+    routed = {r.route: r for r in resources()}
+    counted = [routed[route] for route in LOCATION_STATS if route in routed]
+    return objectviews.ObjectStatsEndpoint(resource_for(Location), counted, "location")
 
 
 def _rack_elevation():
     from inventory.dcim.models import Rack
 
+    unit = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "name": {"type": "string"},
+            "face": {
+                "type": "object",
+                "properties": {"value": {"type": "string"}, "label": {"type": "string"}},
+            },
+            "occupied": {"type": "boolean"},
+        },
+    }
     return objectviews.ObjectListEndpoint(
-        resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q")
+        resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q"), item_schema=unit
     )
 
 
@@ -44,6 +92,14 @@ def _extras(model: str, make):
     return lambda: make(resource_for(apps.get_model("extras", model)))
 
 
+def _saved_view_default():
+    from inventory.extras.models import SavedView, UserSavedViewAssociation
+
+    return objectviews.SavedViewDefaultEndpoint(
+        resource_for(SavedView), resource_for(UserSavedViewAssociation)
+    )
+
+
 def _git_sync():
     from inventory.extras.gitapi import sync_endpoint
 
@@ -54,19 +110,23 @@ def _git_sync():
 SUB_ENDPOINTS = {
     "extras/dynamic-groups": {"members": _group_members},
     "extras/secrets": {
-        "check": _extras("Secret", lambda r: objectviews.ObjectValueEndpoint(r, "secret_check"))
+        "check": _extras("Secret", lambda r: objectviews.ObjectValueEndpoint(r, "secret_check", SECRET_CHECK))
     },
     "extras/git-repositories": {"sync": _git_sync},
+    "extras/saved-views": {"set-default": _saved_view_default},
     "extras/graphql-queries": {
         "run": _extras("GraphQLQuery", lambda r: objectviews.RunQueryEndpoint(r, "query"))
     },
     "dcim/racks": {"elevation": _rack_elevation},
+    "dcim/devices": {"napalm": _napalm},
+    "dcim/locations": {"stats": _location_stats},
+    "ipam/vlan-groups": {"available-vlans": _available_vlans},
     "ipam/prefixes": {
         "available-prefixes": _allocation(
-            "available_prefixes", "allocate_prefixes", "ipam.Prefix", limit=False
+            "available_prefixes", "allocate_prefixes", "ipam.Prefix", "prefix", limit=False
         ),
         "available-ips": _allocation(
-            "available_ip_addresses", "allocate_ip_addresses", "ipam.IPAddress", limit=True
+            "available_ip_addresses", "allocate_ip_addresses", "ipam.IPAddress", "address", limit=True
         ),
     },
 }
@@ -121,6 +181,7 @@ def api_routes() -> list[tuple[str, object]]:
         ("schema/", docs.SchemaView()),
         ("swagger.json", docs.SchemaView("json")),
         ("swagger.yaml", docs.SchemaView("yaml")),
+        ("core/render-jinja-template/", rendering.RenderTemplateEndpoint()),
     ]
     for root, listing in views.ADD_ON_ROOTS.items():
         routes += [

@@ -196,6 +196,8 @@ class Endpoint:
             headers["Retry-After"] = str(exc.retry_after)
         except RequestDataTooBig:
             data, status = {"detail": BODY_TOO_LARGE.format(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}, 413
+        except versioning.SeveralValues as exc:
+            data, status = {"detail": exc.detail}, 412
         except etags.PreconditionFailed as exc:
             data, status = {"detail": etags.STALE}, 412
             if exc.tag:
@@ -322,11 +324,11 @@ def shown_many(resource: Resource, request) -> frozenset[str]:
     )
     included = versioning.includes(version, resource.included)
     if request.method not in ("GET", "HEAD"):
-        return shown | included
+        return versioning.versioned_fields(version, resource, shown | included)
     asked = {name for value in request.GET.getlist("include") for name in value.split(",")}
     if versioning.legacy(version):
         asked |= {CONFIG_CONTEXT} - legacy.excluded(request)
-    return shown | frozenset(asked & included)
+    return versioning.versioned_fields(version, resource, shown | frozenset(asked & included))
 
 
 def list_page(
@@ -347,7 +349,8 @@ def list_page(
     variables = {"limit": limit, "offset": offset, "order_by": params.getlist("sort") or None}
     variables.update({f"f{i}": filters[name] for i, name in enumerate(names)})
     data = run(document, variables, request)
-    return envelope(request, data["count"], limit, offset, data["results"])
+    results = versioning.single_values(request.api_version, resource, data["results"])
+    return envelope(request, data["count"], limit, offset, results)
 
 
 def list_filters(request, resource: Resource, allowed: tuple[str, ...] | None = None) -> dict:
@@ -393,7 +396,7 @@ def read_object(request, resource: Resource, pk, depth=0) -> dict:
     found = run(document, {"id": resource.id_value(pk)}, request)["object"]
     if found is None:
         raise not_found(resource)
-    return found
+    return versioning.single_values(request.api_version, resource, [found])[0]
 
 
 def not_found(resource: Resource) -> ApiError:
@@ -427,7 +430,8 @@ def write(request, resource: Resource, kind: str, variables: dict):
         return run(document, variables, request)["result"]
     if not versioning.legacy(request.api_version):
         variables = {**variables, "data": [legacy.current_body(resource, item) for item in variables["data"]]}
-        return run(document, variables, request)["result"]
+        result = run(document, variables, request)["result"]
+        return versioning.single_values(request.api_version, resource, result)
     translation = legacy.Translation(resource)
     bodies = [translation.body(item, creating=kind == "create") for item in variables["data"]]
     variables = {**variables, "data": bodies}

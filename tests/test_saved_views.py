@@ -325,3 +325,27 @@ def test_list_pages_are_seen_through_saved_views(people):
     other = people["views"]["alice shared"]
     assert "Mine" not in page(alice, f"/tenancy/tenants/?saved_view={other.pk}")
     assert "Acme" in page(alice, "/tenancy/tenants/?saved_view=not-an-id")
+
+
+def test_set_default_sets_and_clears_the_users_default(people):
+    views, alice = people["views"], people["alice"]
+    path = f"{VIEWS}{views['bob shared'].pk}/set-default/"
+    status, body = send(alice, "post", path)
+    assert status == 201, body
+    assert body["saved_view"]["id"] == str(views["bob shared"].pk) and body["view_name"] == "dcim:device_list"
+    # Another view of the same list replaces it: one default per user and list.
+    status, body = send(alice, "post", f"{VIEWS}{views['alice shared'].pk}/set-default/")
+    assert status == 201
+    defaults = UserSavedViewAssociation.objects.filter(user__username="alice")
+    assert list(defaults.values_list("saved_view", flat=True)) == [views["alice shared"].pk]
+    assert send(alice, "delete", f"{VIEWS}{views['alice shared'].pk}/set-default/") == (204, None)
+    assert not defaults.exists()
+    # Another user's private view is not found; nothing changes.
+    status, _ = send(alice, "post", f"{VIEWS}{views['bob private'].pk}/set-default/")
+    assert status == 404 and not defaults.exists()
+
+
+def test_set_default_needs_a_signed_in_user(people, anonymous):
+    path = f"{VIEWS}{people['views']['bob shared'].pk}/set-default/"
+    assert send(anonymous, "post", path)[0] == 403
+    assert not UserSavedViewAssociation.objects.exists()

@@ -19,7 +19,7 @@ FIELDS = "id name view config"
 DEFAULTS = (
     "query ($view: [String], $user: [String]) { "
     f"mine: user_saved_view_associations(view_name: $view, user_id: $user, limit: 1) {{ saved_view {{ {FIELDS} }} }} "
-    f'everyone: saved_views(view: $view, is_global_default: true, limit: 1) {{ {FIELDS} }} }}'
+    f"everyone: saved_views(view: $view, is_global_default: true, limit: 1) {{ {FIELDS} }} }}"
 )
 CHOSEN = f"query ($id: [String]) {{ saved_views(id: $id, limit: 1) {{ {FIELDS} }} }}"
 

@@ -205,10 +205,10 @@ LOCATION_SEARCH = (
 LOCATION_COUNTS = {
     "circuit_count": "circuits.Circuit.circuit_terminations__location",
     "device_count": "dcim.Device.location",
-    "prefix_count": "ipam.Prefix.location",
+    "prefix_count": "ipam.Prefix.locations",
     "rack_count": "dcim.Rack.location",
     "virtual_machine_count": "virtualization.VirtualMachine.cluster__location",
-    "vlan_count": "ipam.VLAN.location",
+    "vlan_count": "ipam.VLAN.locations",
 }
 register(
     Resource(
@@ -731,6 +731,8 @@ register(
         ),
         search=(),
         natural_key=None,
+        notes=True,
+        notes_url=False,
     )
 )
 
@@ -817,7 +819,9 @@ register(
         ),
         search=(),
         natural_key=None,
-        notes=False,
+        # Notes taken (its notes/ path), notes_url not shown, as the reference's.
+        notes=True,
+        notes_url=False,
     )
 )
 

@@ -178,6 +178,7 @@ register(
         generic=OWNER,
         search=("name", "description"),
         natural_key=None,
+        notes=True,
     )
 )
 
@@ -377,7 +378,7 @@ register(
         legacy=Legacy(nested=("name", "image"), created_is_date=False),
     )
 )
-extend_graphql(query=graphql.query_fields, types=graphql.type_fields)
+extend_graphql(query=graphql.query_fields, mutation=graphql.mutation_fields, types=graphql.type_fields)
 
 
 def content_type_display(app_label: str, model: str) -> str:

@@ -1,5 +1,5 @@
 """GraphQL fields for free space and allocation inside a prefix (REST: available-prefixes and
-available-ips), added to the one schema beside the generated fields."""
+available-ips) and a VLAN group (available-vlans), added to the one schema beside the generated fields."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from queryengine.permissions import restricted
 from queryengine.registry import resource_for
 from queryengine.scalars import UUID, GenericScalar
 
-from . import allocation
-from .models import IPAddress, Prefix
+from . import allocation, vlans
+from .models import VLAN, IPAddress, Prefix, VLANGroup
 
 
 def visible_parent(context, pk) -> Prefix:
@@ -62,8 +62,29 @@ def allocate(model, plan):
     return resolve
 
 
+def visible_group(context, pk) -> VLANGroup:
+    group = restricted(resource_for(VLANGroup), context.user).filter(pk=pk).first()
+    if group is None:
+        raise NotFound("No VLANGroup matches the given query.")
+    return group
+
+
+def resolve_available_vlans(root, info, parent, limit=None):
+    return vlans.free_vids(visible_group(info.context, parent))[:limit]
+
+
+def allocate_vlans(root, info, parent, data):
+    planned = vlans.plan_vlans(visible_group(info.context, parent), data)
+    return perform("create", resource_for(VLAN), info.context, {"data": planned})
+
+
 def query_fields(types) -> dict:
     return {
+        "available_vlan_ids": graphene.Field(
+            graphene.List(graphene.Int),
+            args={"parent": UUID(required=True), "limit": graphene.Int()},
+            resolver=resolve_available_vlans,
+        ),
         "available_prefixes": graphene.Field(
             graphene.List(GenericScalar),
             args={"parent": UUID(required=True)},
@@ -80,6 +101,11 @@ def query_fields(types) -> dict:
 def mutation_fields(types) -> dict:
     arguments = {"parent": UUID(required=True), "data": graphene.List(GenericScalar, required=True)}
     return {
+        "allocate_vlans": graphene.Field(
+            graphene.List(types[resource_for(VLAN).type_name]),
+            args=arguments,
+            resolver=allocate_vlans,
+        ),
         "allocate_prefixes": graphene.Field(
             graphene.List(types[resource_for(Prefix).type_name]),
             args=arguments,

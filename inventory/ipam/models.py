@@ -5,7 +5,7 @@ from django.db import models
 from inventory.base import BaseModel, OrganizationalModel, PrimaryModel, ValueChoiceField
 from inventory.slugs import SlugModel
 
-from . import networks, parents, ranges
+from . import networks, parents, ranges, vlans
 
 
 class Namespace(PrimaryModel):
@@ -137,19 +137,46 @@ class RouteTarget(PrimaryModel):
         ordering = ["name"]
 
 
-class VLANGroup(SlugModel, OrganizationalModel):
+class VLANGroup(SlugModel, PrimaryModel):
     name = models.CharField(max_length=100, unique=True)
     location = models.ForeignKey(
         "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="vlan_groups"
     )
     description = models.CharField(max_length=200, blank=True)
+    range = models.CharField(
+        max_length=1024,
+        default=vlans.DEFAULT_RANGE,
+        help_text="Permitted VID range(s) as comma-separated list, default '1-4094' if left blank.",
+    )
 
     class Meta:
         ordering = ["name"]
         verbose_name = "VLAN group"
 
+    def clean(self):
+        super().clean()
+        if not self.range:
+            self.range = vlans.DEFAULT_RANGE
+        vlans.check_group(self)
 
-class VLAN(PrimaryModel):
+
+class SingleLocation:
+    """A VLAN's or prefix's one `location`, as API 2.0 and 2.1 show it and every version writes
+    it: writing it makes it the object's only location (`locations`), as the reference's."""
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        instance.stored_location_id = instance.__dict__.get("location_id")
+        return instance
+
+    def clean_related(self, many: dict) -> None:
+        if "locations" in many or self.location_id == getattr(self, "stored_location_id", None):
+            return
+        many["locations"] = [] if self.location_id is None else [self.location]
+
+
+class VLAN(SingleLocation, PrimaryModel):
     natural_key_field_names = ("pk",)
 
     # Read by interface validation (vlan_allowed_at): loaded with the VLANs a batch names.
@@ -162,8 +189,10 @@ class VLAN(PrimaryModel):
     vlan_group = models.ForeignKey(
         VLANGroup, on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
     )
+    # What a write names as its one location (`locations` holds them all and is what reads
+    # show); a location deleted takes its assignments with it, as the reference's.
     location = models.ForeignKey(
-        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
+        "dcim.Location", on_delete=models.SET_NULL, null=True, blank=True, related_name="vlans"
     )
     tenant = models.ForeignKey(
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="vlans"
@@ -182,6 +211,10 @@ class VLAN(PrimaryModel):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.vid})"
+
+    def clean(self):
+        super().clean()
+        vlans.check_vlan(self)
 
 
 class NetworkModel(NamespacedModel):
@@ -253,7 +286,7 @@ class NetworkModel(NamespacedModel):
         parents.touched(self, getattr(self, "stored_span", None))
 
 
-class Prefix(NetworkModel):
+class Prefix(SingleLocation, NetworkModel):
     natural_key_field_names = ("namespace", "network", "prefix_length")
 
     TYPES = [("container", "Container"), ("network", "Network"), ("pool", "Pool")]
@@ -289,8 +322,10 @@ class Prefix(NetworkModel):
         "tenancy.Tenant", on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes"
     )
     vlan = models.ForeignKey(VLAN, on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes")
+    # What a write names as its one location (`locations` holds them all and is what reads
+    # show); a location deleted takes its assignments with it, as the reference's.
     location = models.ForeignKey(
-        "dcim.Location", on_delete=models.PROTECT, null=True, blank=True, related_name="prefixes"
+        "dcim.Location", on_delete=models.SET_NULL, null=True, blank=True, related_name="prefixes"
     )
     description = models.CharField(max_length=200, blank=True)
     locations = models.ManyToManyField(

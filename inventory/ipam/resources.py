@@ -228,8 +228,13 @@ register(
         "ipam/vlans",
         display=Display(("name", "vid"), lambda name, vid: f"{name} ({vid})"),
         read_only=("locations",),
-        # Shown as its list of locations, as the reference shows it; the single one is still written.
+        # Shown as its list of locations, as the reference shows it; the single one is still
+        # written, and shown up to API 2.1.
         write_only=("location",),
+        versioned={"location": (None, "multiple_locations"), "locations": ("multiple_locations", None)},
+        single_of={"location": "locations"},
+        # Any of its locations, as the reference's `location` filter.
+        relations={"location": "locations"},
         counts={"prefix_count": "ipam.Prefix.vlan"},
         natural_key=None,
         legacy=Legacy(
@@ -252,8 +257,16 @@ register(
         hidden=BYTES,
         read_only=("locations", "vrfs"),
         has=("rir",),
-        # Shown as their lists, as the reference shows them; the single ones are still written.
+        # Shown as their lists, as the reference shows them; the single ones are still written,
+        # and the location shown (without the lists) up to API 2.1.
         write_only=("location", "vrf"),
+        versioned={
+            "location": (None, "multiple_locations"),
+            "locations": ("multiple_locations", None),
+            "vrfs": ("multiple_locations", None),
+        },
+        single_of={"location": "locations"},
+        relations={"location": "locations"},
         natural_key=None,
         computed={
             "prefix": cidr("network_address", "prefix_length", "set_prefix"),
@@ -426,6 +439,8 @@ register(
         search=(),
         natural_key=None,
         hidden=("created", "last_updated"),  # kept, not shown: the reference's assignments have none
+        notes=True,
+        notes_url=False,
     )
 )
 

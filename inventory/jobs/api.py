@@ -1,5 +1,5 @@
-"""`jobs/<id>/variables/`, `jobs/<id>/run/` and `job-results/<id>/logs/`: the paths beside the
-generated ones. Jobs, results and logs are read through the engine like every other object."""
+"""`jobs/<id>/variables/`, `jobs/<id>/run/`, `job-results/<id>/logs/` and `.../cancel/`: the
+paths beside the generated ones. Jobs, results and logs are read through the engine like every other object."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from rest.views import (
     require_view,
 )
 
+from . import cancel
 from .approval_api import SUB_ENDPOINTS as APPROVAL_SUB_ENDPOINTS
 from .approval_api import held_for_approval
 from .discovery import job_class
@@ -67,7 +68,28 @@ def may_run(job: Job, user) -> bool:
 class JobVariablesEndpoint(Endpoint):
     """The form a run takes: one entry per variable (name, type, label, help text, required, …)."""
 
-    response_schema = {"type": "array", "items": {"type": "object", "additionalProperties": True}}
+    # What ScriptVariable.describe gives: the first five always, the others per kind of variable.
+    response_schema = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "type": {"type": "string"},
+                "label": {"type": "string"},
+                "help_text": {"type": "string"},
+                "required": {"type": "boolean"},
+                "default": {},
+                "choices": {"type": "array", "items": {"type": "array", "items": {}}},
+                "model": {"type": "string"},
+                "min_length": {"type": "integer"},
+                "max_length": {"type": "integer"},
+                "min_value": {"type": "integer"},
+                "max_value": {"type": "integer"},
+            },
+            "required": ["name", "type", "label", "help_text", "required"],
+        },
+    }
 
     def get(self, request, key: str):
         job, klass = visible_job(request, key)
@@ -224,9 +246,53 @@ def job_result_logs_endpoint():
     return ScopedListEndpoint(resource_for(JobResult), result_logs)
 
 
+class JobResultCancelEndpoint(Endpoint):
+    """`job-results/<id>/cancel/`: GET previews the cancellation of a run (`cancel.preview`), POST
+    cancels it and answers with the result (200); a finished run is a 400. Who started the run,
+    superusers and holders of the change permission on job results may cancel it."""
+
+    methods = ("GET", "POST")
+    response_schema = {
+        "type": "object",
+        "properties": {
+            "message": {"type": "string"},
+            "job_status": {"type": "string"},
+            "irreversible": {"type": "string"},
+            "timestamp": {"type": "string", "format": "date-time"},
+        },
+        "required": ["job_status", "message", "timestamp"],
+    }
+
+    def visible(self, request, key: str) -> JobResult:
+        resource = resource_for(JobResult)
+        require_view(resource, request)
+        pk = object_pk(request, resource, key)
+        found = restricted(resource, request.context.user).filter(pk=pk).first()
+        if found is None:
+            raise not_found(resource)
+        return found
+
+    def get(self, request, key: str):
+        return cancel.preview(self.visible(request, key)), 200
+
+    def post(self, request, key: str):
+        job_result = self.visible(request, key)
+        user = request.context.user
+        allowed = (
+            user.is_superuser
+            or (job_result.user_id is not None and job_result.user_id == user.pk)
+            or user.has_perm("extras.change_jobresult")
+        )
+        if not allowed or not request.context.write_enabled:
+            raise detail_error(403, "You do not have permission to cancel this job.")
+        if not cancel.cancel(job_result, user):
+            raise detail_error(400, f"This job has already finished ({job_result.status}).")
+        return read_object(request, resource_for(JobResult), job_result.pk, parse_depth(request)), 200
+
+
 SUB_ENDPOINTS = {
     "extras/jobs": {"variables": JobVariablesEndpoint, "run": JobRunEndpoint},
-    "extras/job-results": {"logs": job_result_logs_endpoint},
+    "extras/job-results": {"logs": job_result_logs_endpoint, "cancel": JobResultCancelEndpoint},
     "extras/file-proxies": {"download": FileDownloadEndpoint},
     "extras/scheduled-jobs": {"dry-run": ScheduledDryRunEndpoint},
     **APPROVAL_SUB_ENDPOINTS,

@@ -38,6 +38,7 @@ register(
         search=("name", "grouping", "description", "module_name", "job_class_name"),
         # Jobs come from code: clients change their flags, never create them.
         creatable=False,
+        paths_by_natural_key=True,  # run by name, as clients do (pynautobot's job_name=)
     )
 )
 register(Resource(JobQueue, "extras/job-queues"))

@@ -116,9 +116,12 @@ class JobTask(Task):
 
 @shared_task(bind=True, base=JobTask, name="inventory.jobs.run_job")
 def run_job(self, job_result_id: str, data: dict):
+    from . import cancel
     from .discovery import runnable_class
     from .models import JobResult
 
+    if cancel.canceled_before_start(job_result_id):
+        return "REVOKED"
     job_result = JobResult.objects.select_related("job_model", "user").get(pk=job_result_id)
     job_result.status, job_result.date_started = "STARTED", timezone.now()
     job_result.worker = getattr(self.request, "hostname", None)
@@ -154,5 +157,6 @@ def run_job(self, job_result_id: str, data: dict):
         counts[key] += 1
     for key, count in counts.items():
         setattr(job_result, f"{key}_log_count", count)
+    cancel.keep_cancellation(job_result)
     job_result.save()
     return job_result.status
