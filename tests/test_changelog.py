@@ -108,6 +108,23 @@ def test_a_bulk_write_shares_one_request_id_and_a_failed_one_leaves_nothing(api)
     assert ObjectChange.objects.count() == before and not Tenant.objects.filter(name="bulk-log-new").exists()
 
 
+@override_settings(FILTER_MAX_VALUES=2)
+def test_a_bulk_write_larger_than_a_filter_records_every_shape(api):
+    """The shapes are read in parts a filter takes: a bulk write of more objects than one filter
+    may name records each of them as the API shows it, as a smaller one does."""
+    rows = [{"name": f"many-log-{i}", "description": f"d{i}"} for i in range(5)]
+    status, created = send(api, "post", "/api/tenancy/tenants/", rows)
+    assert status == 201, created
+    status, _ = send(
+        api, "patch", "/api/tenancy/tenants/", [{"id": t["id"], "description": "x"} for t in created]
+    )
+    assert status == 200
+    for action, description in (("create", "d"), ("update", "x")):
+        shapes = ObjectChange.objects.filter(action=action, object_repr__startswith="many-log-")
+        data = sorted((o.object_data_v2 or {}).get("description", "") for o in shapes)
+        assert len(data) == 5 and all(d.startswith(description) for d in data), (action, data)
+
+
 def differences(record: dict) -> dict:
     """What a change added and removed, as kept for webhooks (not shown by the API)."""
     return ObjectChange.objects.get(pk=record["id"]).differences

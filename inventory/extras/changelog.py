@@ -199,19 +199,27 @@ def api_shapes(records: list[changes.Change]) -> dict[str, dict]:
         resource = resource_for(model)
         document = list_document(resource, 1, frozenset(many_to_many_fields(resource)), ("id",))
         context = RequestContext(user=Everyone(), base_url="/api/")
-        result = engine.run(document, {"limit": None, "offset": 0, "order_by": None, "f0": ids}, context)
-        database_error = next(
-            (e.original_error for e in result.errors or () if isinstance(e.original_error, DatabaseError)),
-            None,
-        )
-        if database_error is not None:
-            # The write's own deferred statement failed here (a unique value taken): the write
-            # fails with it, and its next attempt names the field.
-            raise database_error
-        if result.errors:  # never fails the write: the record keeps the rest of its data
-            log.warning("no API shape for %s changes: %s", resource.object_type, result.errors[0].message)
-            continue
-        shapes.update((row["id"], row) for row in orjson.loads(dumps(result.data["results"])))
+        # In parts a filter takes (FILTER_MAX_VALUES): a bulk write may hold more objects.
+        step = settings.FILTER_MAX_VALUES
+        for part in (ids[start : start + step] for start in range(0, len(ids), step)):
+            variables = {"limit": None, "offset": 0, "order_by": None, "f0": part}
+            result = engine.run(document, variables, context)
+            database_error = next(
+                (
+                    e.original_error
+                    for e in result.errors or ()
+                    if isinstance(e.original_error, DatabaseError)
+                ),
+                None,
+            )
+            if database_error is not None:
+                # The write's own deferred statement failed here (a unique value taken): the
+                # write fails with it, and its next attempt names the field.
+                raise database_error
+            if result.errors:  # never fails the write: the record keeps the rest of its data
+                log.warning("no API shape for %s changes: %s", resource.object_type, result.errors[0].message)
+                continue
+            shapes.update((row["id"], row) for row in orjson.loads(dumps(result.data["results"])))
     deleted = [change.pk for change in records if change.action == changes.DELETE]
     if deleted:  # each object's latest record: found from the light columns, then read alone
         latest = {}
