@@ -312,6 +312,8 @@ register(
         search=("model", "part_number", "comments"),
         counts={"device_count": "dcim.Device.device_type"},
         read_only=("software_image_files",),
+        # The reference's name for software_image_file_assignments.
+        lists={"software_image_file_mappings": "dcim.DeviceTypeToSoftwareImageFile.device_type"},
         natural_key="model",
         legacy=Legacy(nested=("manufacturer", "model", "slug", "device_count")),
     )
@@ -326,6 +328,9 @@ register(
             )
         },
         search=("name", "description", "network_driver", "napalm_driver"),
+        lists={
+            "softwareversion_set": "dcim.SoftwareVersion.platform"
+        },  # the reference's name for software_versions
         counts={
             "device_count": "dcim.Device.platform",
             "virtual_machine_count": "virtualization.VirtualMachine.platform",
@@ -354,6 +359,8 @@ register(
         "dcim/software-image-files",
         display=Display(("image_file_name",)),
         search=("image_file_name", "image_file_checksum", "download_url"),
+        # The reference's name for device_type_assignments.
+        lists={"device_type_mappings": "dcim.DeviceTypeToSoftwareImageFile.software_image_file"},
         natural_key=None,
     )
 )
@@ -420,6 +427,7 @@ register(
         search=("name", "facility_id", "serial", "asset_tag", "comments"),
         relayed={"rack_group": "rack_group", "location": "location"},
         counts={"device_count": "dcim.Device.rack", "power_feed_count": "dcim.PowerFeed.rack"},
+        lists={"rack_reservations": "dcim.RackReservation.rack"},  # the reference's name for reservations
         default_lookups=SERIAL,
         natural_key=None,
         legacy=Legacy(

@@ -274,6 +274,13 @@ register(
         # type), as the reference does; they are written through the associations' endpoint.
         hidden=("secrets",),
         reverse={"secrets": "SecretsGroupAssociation.secrets_group"},
+        # The associations under the reference's name too, and what uses the group by the
+        # reference's names (a cloud account's relation has none here).
+        lists={
+            "secrets_group_associations": "extras.SecretsGroupAssociation.secrets_group",
+            "cloudaccount_set": "cloud.CloudAccount.secrets_group",
+            "interfaceredundancygroup_set": "dcim.InterfaceRedundancyGroup.secrets_group",
+        },
         notes=True,
     )
 )
