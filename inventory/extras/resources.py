@@ -407,6 +407,28 @@ register(
         natural_slug=False,
         view_permission=False,  # any signed-in user, as the reference
         writable=False,
+        # What is scoped to or defined for a content type, by the reference's names.
+        lists={
+            **{
+                name: f"{model}.content_types"
+                for name, model in (
+                    ("tags", "extras.Tag"),
+                    ("roles", "extras.Role"),
+                    ("statuses", "extras.Status"),
+                    ("job_hooks", "extras.JobHook"),
+                    ("webhooks", "extras.Webhook"),
+                    ("metadata_types", "extras.MetadataType"),
+                    ("location_types", "dcim.LocationType"),
+                )
+            },
+            "export_templates": "extras.ExportTemplate.content_type",
+            "export_template_owners": "extras.ExportTemplate.owner_content_type",
+            "datacompliance_set": "data_validation.DataCompliance.content_type",
+            **{
+                f"{kind.lower()}validationrule_set": f"data_validation.{kind}ValidationRule.content_type"
+                for kind in ("MinMax", "RegularExpression", "Required", "Unique")
+            },
+        },
     )
 )
 
