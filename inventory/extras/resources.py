@@ -222,6 +222,7 @@ register(
         search=metadata.SEARCHED,
         search_q=metadata.search_q,
         filters={"value": metadata.VALUE_FILTER},
+        graphql_names={"_value": "value"},  # the stored value, as the reference's column is named
         generic_lists={
             "associated_object_metadata": GenericList(
                 "assigned_object_type", "assigned_object_id", every_object
