@@ -69,6 +69,7 @@ from .rules import fragments_of
 from .scalars import dumps, scalar_for
 from .selections import (
     COMPILING,
+    REFERENCE_FIELDS,
     Unsupported,
     fields,
     is_reference,
@@ -87,7 +88,8 @@ def _generic_ref_projection(base, label, pk, keys):
     target = resource_by_object_type(label) if label else None
     if target is None or pk is None:
         return None
-    full = {"id": pk, "object_type": label, "url": f"{base}{target.route}/{pk}/"}
+    url = f"{base}{target.route}/{pk}/" if target.routed else None
+    full = {"id": pk, "object_type": label, "url": url, "__typename": target.type_name}
     return {response_key: full[name] for response_key, name in keys}
 
 
@@ -361,7 +363,7 @@ class ObjectPlan:
         type_field, id_field = spec.columns
         plain, fragments = split_fragments(node.selection_set)
         keys = [(response_key(n), n.name.value) for n in plain]
-        if any(n not in {"id", "object_type", "url"} for _, n in keys):
+        if any(n not in REFERENCE_FIELDS for _, n in keys):
             raise Unsupported("generic relation field")
         app, model = self.col(f"{type_field}__app_label"), self.col(f"{type_field}__model")
         label = f"(None if {app} is None else {app} + '.' + {model})"
@@ -426,6 +428,8 @@ class ObjectPlan:
             text.const('"')
             text.sql(id_text)
             text.const('"')
+        elif name == "url" and not resource.routed:  # served by no route
+            text.const("null")
         elif name == "url":
             text.const(f'"{jsonsql.BASE_MARK}{resource.route}/')
             text.sql(id_text)

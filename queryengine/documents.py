@@ -31,7 +31,7 @@ from .registry import (
     Resource,
     resource_for,
 )
-from .selections import spread_names
+from .selections import OBJECT_INTERFACE, spread_names
 
 REFERENCE = "id object_type url"
 GENERIC_MARK = "generic_foreign_key"  # always true: the object is shown through a generic relation
@@ -81,7 +81,8 @@ def selection(
         elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED, FILE):
             parts.append(spec.name)
         elif spec.kind == GENERIC:
-            parts.append(f"{spec.name} {{ {_generic(spec, depth if top else 0)} }}")
+            union = spec.name in resource.unions
+            parts.append(f"{spec.name} {{ {_generic(spec, depth if top else 0, union)} }}")
         elif spec.kind == FOREIGN_KEY:
             target = resource_for(spec.target)
             if target is not None:
@@ -153,12 +154,13 @@ def with_fragments(text: str) -> str:
     return "\n".join([text, *sorted(definitions)])
 
 
-def _generic(spec, depth: int) -> str:
+def _generic(spec, depth: int, union: bool = False) -> str:
     """A generic relation: a reference at depth 0, below it the object of whichever type it is
     (at the top level only: one level of every possible type keeps the document small)."""
     targets = spec.target_resources
     if depth <= 0 or not targets:
-        return REFERENCE
+        # A union's members show their shared fields in a fragment on the interface.
+        return f"... on {OBJECT_INTERFACE} {{ {REFERENCE} }}" if union else REFERENCE
     return " ".join(f"... on {t.type_name} {{ ...{fragment(t, depth - 1, True)} }}" for t in targets)
 
 

@@ -1,6 +1,7 @@
 """The fields an object type shows beside its declared ones and its lists, and how a compiled
 plan reads each: a generic relation by type (`cable_peer_interface`), a one-to-one from the
-other side (`cable_termination`), the natural-sort key `_name`, and the lists type extensions
+other side (`cable_termination`), the natural-sort key `_name`, model fields under the
+reference's names (Resource.graphql_names: an endpoint's `path`) and the lists type extensions
 declare (ExtensionList: an object's `dynamic_groups`).
 
 The schema (schema.py) shows them and the plans (compiler.py) read them from the same tables
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from functools import cache
 
 from django.apps import apps
-from django.db.models import F
+from django.db.models import F, JSONField
 from django.db.models.fields.reverse_related import OneToOneRel
 
 from . import jsonsql
@@ -85,6 +86,8 @@ def compiler_for(resource: Resource, name: str) -> Callable | None:
         return _natural_sort_key
     if name in extension_lists(resource):
         return _extension_list
+    if name in resource.graphql_names:
+        return _graphql_name
     return None
 
 
@@ -119,6 +122,18 @@ def _reverse_one(plan, text, node) -> None:
     target = resource_for(rel.related_model)
     id_text = jsonsql.IdText(F(f"{rel.field.related_query_name()}__pk"))
     plan.related(text, target, node, id_text, reference=False)
+
+
+def _graphql_name(plan, text, node) -> None:
+    """A model field shown under the reference's name (Resource.graphql_names): a foreign key's
+    object read as any foreign key's, or the column's value."""
+    field = plan.resource.model._meta.get_field(plan.resource.graphql_names[node.name.value])
+    target = resource_for(field.related_model) if field.is_relation else None
+    if target is not None:
+        return plan.related(text, target, node, jsonsql.IdText(F(field.attname)))
+    if isinstance(field, JSONField):
+        return plan.json_column(text, field.attname)
+    return plan.scalar(text, field)
 
 
 def _natural_sort_key(plan, text, node) -> None:

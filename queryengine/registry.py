@@ -248,7 +248,7 @@ class FieldSpec:
         """The resources a generic relation may point at: those named, or every registered
         one with a UUID key for ANY_TYPE (a change record's object)."""
         if self.targets == (ANY_TYPE,):  # those of today's API (not 1.x's regions and sites)
-            return [r for r in resources() if not r.integer_pk and r.versions is None]
+            return [r for r in resources() if not r.integer_pk and r.versions is None and r.routed]
         return [t for t in map(resource_by_object_type, self.targets) if t is not None]
 
 
@@ -372,6 +372,17 @@ class Resource:
     # False: a tree whose objects do not show their `tree_depth` (controller managed device
     # groups, as the reference's serializer leaves it out); GraphQL still answers it.
     shows_tree_depth: bool = True
+    # False: read through GraphQL alone (cable paths, traced by the service): no REST route, no
+    # OpenAPI paths, no pages; objects show no `url`.
+    routed: bool = True
+    # Model fields GraphQL alone shows, under the reference's names: name -> model field (a path
+    # endpoint's `path`, its `_path`). Foreign keys show their object, others their value.
+    graphql_names: dict[str, str] = field(default_factory=dict)
+    # Generic relations GraphQL types as a union of their targets' types, under the reference's
+    # name, rather than as the InventoryObject interface: name -> union name (a cable end's
+    # `cable_peer`: CableTerminationTypes). Their fields are read in fragments, the shared ones
+    # in `... on InventoryObject { }`. One union name always names the same targets.
+    unions: dict[str, str] = field(default_factory=dict)
 
     @property
     def integer_pk(self) -> bool:
@@ -514,6 +525,8 @@ class Resource:
         return [spec for spec in self.fields if not spec.legacy and spec.kind != DERIVED]
 
     def served_at(self, version: str) -> bool:
+        if not self.routed:
+            return False
         if self.versions is None:
             return True
         first, last = self.versions

@@ -43,6 +43,7 @@ from .registry import (
     resources,
 )
 from .scalars import UUID, BigInt, GenericScalar, scalar_for
+from .selections import OBJECT_INTERFACE
 
 
 @dataclass
@@ -66,8 +67,8 @@ class RequestContext:
         return viewer
 
 
-def object_url(context, resource: Resource, pk) -> str:
-    return f"{context.base_url}{resource.route}/{pk}/"
+def object_url(context, resource: Resource, pk) -> str | None:
+    return f"{context.base_url}{resource.route}/{pk}/" if resource.routed else None
 
 
 def content_type_label(ct: ContentType | None) -> str | None:
@@ -91,6 +92,9 @@ def display_value(resource: Resource, obj) -> str:
 class InventoryObject(graphene.Interface):
     """What every object type shares: a generic relation's value, read further with
     `... on <Type> { ... }`."""
+
+    class Meta:
+        name = OBJECT_INTERFACE
 
     id = graphene.Field(UUID)
     object_type = graphene.String()
@@ -259,8 +263,9 @@ def _field_attrs(resource: Resource) -> dict:
             )
         elif spec.kind == GENERIC:
             type_field, id_field = spec.columns
+            union = resource.unions.get(name)
             attrs[name] = graphene.Field(
-                InventoryObject,
+                InventoryObject if union is None else lambda _u=union, _s=spec: union_type(_u, _s),
                 resolver=lambda root, info, _t=type_field, _i=id_field: generic_object(
                     content_type_label(value_at(root, _t)), value_at(root, _i), info.context
                 ),
@@ -277,6 +282,7 @@ def _field_attrs(resource: Resource) -> dict:
     for name in resource.timestamps:
         attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
     attrs.update(generic_by_type_fields(resource))
+    attrs.update(graphql_name_fields(resource))
     for name, rel in otherfields.reverse_ones(resource).items():
         if name not in attrs:
             target = resource_for(rel.related_model)
@@ -319,6 +325,39 @@ def generic_by_type_fields(resource: Resource) -> dict:
                 else None
             ),
         )
+    return attrs
+
+
+UNIONS: dict[str, type] = {}
+
+
+def union_type(name: str, spec) -> type:
+    """The union of a generic relation's targets' types (Resource.unions), built once by name."""
+    members = tuple(TYPES[t.type_name] for t in spec.target_resources)
+    if name not in UNIONS:
+        meta = type("Meta", (), {"types": members})
+        resolve = classmethod(lambda cls, instance, info: TYPES[resource_for(type(instance)).type_name])
+        UNIONS[name] = type(name, (graphene.Union,), {"Meta": meta, "resolve_type": resolve})
+    assert UNIONS[name]._meta.types == members, f"{name} names other types elsewhere"
+    return UNIONS[name]
+
+
+def graphql_name_fields(resource: Resource) -> dict:
+    """The model fields GraphQL alone shows under the reference's names (Resource.graphql_names):
+    a foreign key's object, as the caller may see it, or a column's value."""
+    attrs: dict = {}
+    for name, field_name in resource.graphql_names.items():
+        field = resource.model._meta.get_field(field_name)
+        target = resource_for(field.related_model) if field.is_relation else None
+        if target is not None:
+            attrs[name] = graphene.Field(
+                _type_of(target.model),
+                resolver=lambda root, info, _n=field_name, _t=target: related_object(root, info, _n, _t),
+            )
+        else:
+            attrs[name] = graphene.Field(
+                scalar_for(field)[0], resolver=lambda root, info, _n=field.attname: getattr(root, _n)
+            )
     return attrs
 
 

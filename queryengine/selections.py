@@ -13,6 +13,10 @@ from . import jsonsql
 from .jsonsql import JsonText
 from .registry import Resource, resource_by_type_name
 
+# The interface every UUID-keyed object type implements (schema.InventoryObject): in a generic
+# relation typed as a union, `... on InventoryObject { id }` reads what every member shows.
+OBJECT_INTERFACE = "InventoryObject"
+
 
 class Unsupported(Exception):
     """The document uses something the compiler does not handle; run it generically."""
@@ -73,10 +77,17 @@ def fragment(node: FragmentSpreadNode) -> FragmentDefinitionNode:
 
 
 def split_fragments(selection_set) -> tuple[list[FieldNode], dict[str, tuple]]:
-    """A generic relation's plain fields and its `... on <Type>` fragments' selections by type."""
+    """A generic relation's plain fields (those of `... on InventoryObject` too: every object has
+    them) and its `... on <Type>` fragments' selections by type."""
     plain, fragments = [], {}
     for node in selection_set.selections:
-        if isinstance(node, InlineFragmentNode) and node.type_condition and not node.directives:
+        shared = isinstance(node, InlineFragmentNode) and not node.directives and not fragments
+        if shared and (node.type_condition is None or node.type_condition.name.value == OBJECT_INTERFACE):
+            inner, typed = split_fragments(node.selection_set)
+            if typed:
+                raise Unsupported("fragments inside a fragment on the interface")
+            plain.extend(inner)
+        elif isinstance(node, InlineFragmentNode) and node.type_condition and not node.directives:
             name = node.type_condition.name.value
             fragments[name] = fragments.get(name, ()) + tuple(node.selection_set.selections)
         elif isinstance(node, FieldNode) and not node.directives:
@@ -97,6 +108,8 @@ def reference_text(target: Resource, nodes: list[FieldNode], id_text) -> JsonTex
         name = node.name.value
         if name == "id" and target.integer_pk:  # a number (Django's groups)
             text.sql(id_text)
+        elif name == "url" and not target.routed:  # served by no route
+            text.const("null")
         elif name in ("id", "url"):
             text.const('"' + (f"{jsonsql.BASE_MARK}{target.route}/" if name == "url" else ""))
             text.sql(id_text)

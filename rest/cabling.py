@@ -151,7 +151,7 @@ class PathsEndpoint(TraceEndpoint):
     def get(self, request, key: str):
         require_view(self.resource, request)
         pk = object_pk(request, self.resource, key)
-        document = "query ($t: String!, $id: UUID!) { result: cable_paths(object_type: $t, id: $id) }"
+        document = "query ($t: String!, $id: UUID!) { result: cable_paths_passing(object_type: $t, id: $id) }"
         found = run(document, {"t": self.resource.object_type, "id": str(pk)}, request)["result"]
         return [
             {

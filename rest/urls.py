@@ -192,7 +192,7 @@ def api_routes() -> list[tuple[str, object]]:
     routes += [(f"{app}/", roots.AppRootEndpoint(app, tuple(extra))) for app in views.API_APPS]
     routes += [(f"{route}/", endpoint) for route, endpoint in extra.items()]
     sub_endpoints = {**SUB_ENDPOINTS, **job_endpoints()}
-    for resource in resources():
+    for resource in (r for r in resources() if r.routed):
         list_endpoint = LIST_ENDPOINTS.get(resource.route, views.ListEndpoint)
         routes.append((f"{resource.route}/", list_endpoint(resource)))
         detail_endpoint = DETAIL_ENDPOINTS.get(resource.route, views.DetailEndpoint)

@@ -124,7 +124,8 @@ def test_generic_relations_shown_by_type(resource, sample, superuser):
         for name, (prefix, types) in resource.generic_by_type.items()
     }
     selections = " ".join(
-        f"{name} {{ id object_type }} " + " ".join(f"{field} {{ id }}" for field in by_type)
+        f"{name} {{ ... on InventoryObject {{ id object_type }} }} "
+        + " ".join(f"{field} {{ id }}" for field in by_type)
         for name, by_type in fields.items()
     )
     context = RequestContext(user=superuser, base_url=BASE)
@@ -166,6 +167,10 @@ def other_fields(resource) -> dict[str, str]:
         **dict.fromkeys(otherfields.by_type(resource), "by_type"),
         **dict.fromkeys(otherfields.reverse_ones(resource), "reverse_one"),
         **dict.fromkeys(otherfields.extension_lists(resource), "extension"),
+        **{
+            name: "renamed_fk" if resource.model._meta.get_field(field).is_relation else "scalar"
+            for name, field in resource.graphql_names.items()
+        },
     }
     if otherfields.has_natural_sort_key(resource):
         names[otherfields.NATURAL_SORT_KEY] = "scalar"
@@ -191,8 +196,14 @@ def test_fields_beside_the_declared_ones_run_compiled(resource, api, superuser):
     objects = resource.model._default_manager.filter(pk__in=owners)
     for name, kind in fields.items():
         if kind == "scalar":
-            held = {str(pk): value for pk, value in objects.values_list("pk", name)}
+            column = resource.graphql_names.get(name, name)
+            held = {str(pk): value for pk, value in objects.values_list("pk", column)}
             assert {pk: row[name] for pk, row in rows.items()} == held, name
+        elif kind == "renamed_fk":
+            column = resource.model._meta.get_field(resource.graphql_names[name]).attname
+            held = {str(pk): str(to) for pk, to in objects.values_list("pk", column) if to is not None}
+            assert {pk: row[name]["id"] for pk, row in rows.items() if row[name]} == held, name
+            assert held or not objects.filter(cable__isnull=False).exists(), "a cabled end has a path"
         elif kind == "reverse_one":
             rel = otherfields.reverse_ones(resource)[name]
             pairs = rel.related_model._default_manager.filter(**{f"{rel.field.name}__in": owners})

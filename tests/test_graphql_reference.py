@@ -78,7 +78,7 @@ def test_cable_ends_show_their_peer_and_endpoint_by_type(api, sample):
             cable_peer_front_port { name device { name } }
             cable_peer_interface { name }
             cable_peer_circuit_termination { id }
-            cable_peer { id }
+            cable_peer { ... on InventoryObject { id } }
           }
         }""",
     )

@@ -42,7 +42,7 @@ LIST_ITEMS_SHOWN = 10  # of a list value in one cell
 @cache
 def served() -> dict[str, Resource]:
     """Resources by route: those of today's API (not 1.x's views of locations as sites)."""
-    return {r.route: r for r in resources() if r.versions is None}
+    return {r.route: r for r in resources() if r.versions is None and r.routed}
 
 
 def label(resource: Resource) -> str:

@@ -200,7 +200,8 @@ def query_fields(types) -> dict:
             location=graphene.List(graphene.String),
             resolver=resolve_interface_connections,
         ),
-        "cable_paths": graphene.Field(
+        # The paths passing a front or rear port (REST's `paths/`); `cable_paths` lists them all.
+        "cable_paths_passing": graphene.Field(
             GenericScalar,
             object_type=graphene.String(required=True),
             id=graphene.Argument(UUID, required=True),

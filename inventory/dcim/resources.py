@@ -9,6 +9,8 @@ from queryengine.registry import (
     CustomFilter,
     Derived,
     Display,
+    GenericList,
+    Included,
     Legacy,
     Resource,
     extend_graphql,
@@ -77,7 +79,7 @@ from .models.cables import CABLE_ENDS, CableTermination
 from .models.cabletypes import END_FIELDS
 from .models.locations import REGION, SITE, view_type
 from .models.moduletree import CARRIERS
-from .models.paths import ENDPOINT_TYPES, ENDPOINTS, object_types
+from .models.paths import ENDPOINT_TYPES, ENDPOINTS, CablePath, object_types
 
 CABLE_PEER_TYPE = Computed(
     ("_cable_peer_type__app_label", "_cable_peer_type__model"),
@@ -117,12 +119,18 @@ def cabled(model, endpoint: bool = True, **declaration) -> dict:
     generic = {**CableTermination.CABLE_GENERIC}
     peers = COMPATIBLE_TERMINATIONS[model._meta.model_name]
     by_type = {"cable_peer": ("cable_peer", object_types(peers))}
+    # Typed as the reference types them: unions of what a cable or a path may reach.
+    unions = {"cable_peer": "CableTerminationTypes"}
     if endpoint:
         generic["connected_endpoint"] = ("_path__destination_type", "_path__destination_id", ENDPOINT_TYPES)
         by_type["connected_endpoint"] = ("connected", object_types(peers & ENDPOINTS))
+        unions["connected_endpoint"] = "PathEndpointTypes"
     return {
         **declaration,
         "generic_by_type": by_type,
+        "unions": unions,
+        # The path starting here (its `cable_paths`: CablePath's generic list).
+        **({"graphql_names": {"path": "_path"}} if endpoint else {}),
         "computed": {**computed, **declaration.get("computed", {})},
         "generic": {**generic, **declaration.get("generic", {})},
         "read_only": ("cable", *declaration.get("read_only", ())),
@@ -312,6 +320,8 @@ register(
         search=("model", "part_number", "comments"),
         counts={"device_count": "dcim.Device.device_type"},
         read_only=("software_image_files",),
+        # The reference's name for software_image_file_assignments.
+        lists={"software_image_file_mappings": "dcim.DeviceTypeToSoftwareImageFile.device_type"},
         natural_key="model",
         legacy=Legacy(nested=("manufacturer", "model", "slug", "device_count")),
     )
@@ -326,6 +336,9 @@ register(
             )
         },
         search=("name", "description", "network_driver", "napalm_driver"),
+        lists={
+            "softwareversion_set": "dcim.SoftwareVersion.platform"
+        },  # the reference's name for software_versions
         counts={
             "device_count": "dcim.Device.platform",
             "virtual_machine_count": "virtualization.VirtualMachine.platform",
@@ -354,6 +367,8 @@ register(
         "dcim/software-image-files",
         display=Display(("image_file_name",)),
         search=("image_file_name", "image_file_checksum", "download_url"),
+        # The reference's name for device_type_assignments.
+        lists={"device_type_mappings": "dcim.DeviceTypeToSoftwareImageFile.software_image_file"},
         natural_key=None,
     )
 )
@@ -420,6 +435,7 @@ register(
         search=("name", "facility_id", "serial", "asset_tag", "comments"),
         relayed={"rack_group": "rack_group", "location": "location"},
         counts={"device_count": "dcim.Device.rack", "power_feed_count": "dcim.PowerFeed.rack"},
+        lists={"rack_reservations": "dcim.RackReservation.rack"},  # the reference's name for reservations
         default_lookups=SERIAL,
         natural_key=None,
         legacy=Legacy(
@@ -828,3 +844,62 @@ register(
 extend_graphql(query=graphql.query_fields)
 
 from . import contextresources  # noqa: E402,F401  (virtual device contexts register there)
+
+
+def is_path_endpoint(resource) -> bool:
+    """Objects a cable path starts at (their `connected_endpoint`)."""
+    return "connected_endpoint" in resource.generic
+
+
+def load_fan_out(resource, ids, base, depth, viewer) -> dict:
+    """{path id: {"origin": bool, "destination": bool}}: whether each end of a page's paths sits
+    on the fan-out side of a breakout cable (one query for the page)."""
+    ends = dict(CablePath.objects.filter(pk__in=ids).values_list("pk", "path"))
+    fanning = graphql.fans_out({node for path in ends.values() for node in (path[:1] + path[-1:])})
+    return {
+        str(pk): {
+            "origin": bool(path) and path[0] in fanning,
+            "destination": bool(path) and path[-1] in fanning,
+        }
+        for pk, path in ends.items()
+    }
+
+
+def fan_out_side(side: str) -> Included:
+    """Whether a path's origin or destination fans out, read a page at a time."""
+    return Included(
+        applies=lambda resource: False,
+        load=lambda resource, ids, base, depth, viewer: {
+            pk: found[side] for pk, found in load_fan_out(resource, ids, base, depth, viewer).items()
+        },
+        empty=lambda: False,
+        schema={"type": "boolean"},
+    )
+
+
+# The path each endpoint stores, traced by the service: read through GraphQL alone, as the
+# reference's CablePathType (its root `cable_path`/`cable_paths`, an endpoint's `path` and
+# `cable_paths`).
+register(
+    Resource(
+        CablePath,
+        "dcim/cable-paths",
+        display=Display(
+            ("pk", "path"), lambda pk, path: f"Path #{pk}: {len(path)} hop{'' if len(path) == 1 else 's'}"
+        ),
+        search=(),
+        # One path per origin here (the reference keeps one per breakout connector): it leaves
+        # through the first connector of the origin cable's far side.
+        computed={"peer_connector": Computed(("pk",), lambda pk: 1, output="integer")},
+        loaded={
+            "origin_fans_out": fan_out_side("origin"),
+            "destination_fans_out": fan_out_side("destination"),
+        },
+        generic_lists={"cable_paths": GenericList("origin_type", "origin_id", is_path_endpoint)},
+        natural_key=None,
+        natural_slug=False,
+        writable=False,
+        change_logged=False,
+        routed=False,
+    )
+)

@@ -222,6 +222,7 @@ register(
         search=metadata.SEARCHED,
         search_q=metadata.search_q,
         filters={"value": metadata.VALUE_FILTER},
+        graphql_names={"_value": "value"},  # the stored value, as the reference's column is named
         generic_lists={
             "associated_object_metadata": GenericList(
                 "assigned_object_type", "assigned_object_id", every_object
@@ -274,6 +275,13 @@ register(
         # type), as the reference does; they are written through the associations' endpoint.
         hidden=("secrets",),
         reverse={"secrets": "SecretsGroupAssociation.secrets_group"},
+        # The associations under the reference's name too, and what uses the group by the
+        # reference's names (a cloud account's relation has none here).
+        lists={
+            "secrets_group_associations": "extras.SecretsGroupAssociation.secrets_group",
+            "cloudaccount_set": "cloud.CloudAccount.secrets_group",
+            "interfaceredundancygroup_set": "dcim.InterfaceRedundancyGroup.secrets_group",
+        },
         notes=True,
     )
 )
@@ -400,6 +408,28 @@ register(
         natural_slug=False,
         view_permission=False,  # any signed-in user, as the reference
         writable=False,
+        # What is scoped to or defined for a content type, by the reference's names.
+        lists={
+            **{
+                name: f"{model}.content_types"
+                for name, model in (
+                    ("tags", "extras.Tag"),
+                    ("roles", "extras.Role"),
+                    ("statuses", "extras.Status"),
+                    ("job_hooks", "extras.JobHook"),
+                    ("webhooks", "extras.Webhook"),
+                    ("metadata_types", "extras.MetadataType"),
+                    ("location_types", "dcim.LocationType"),
+                )
+            },
+            "export_templates": "extras.ExportTemplate.content_type",
+            "export_template_owners": "extras.ExportTemplate.owner_content_type",
+            "datacompliance_set": "data_validation.DataCompliance.content_type",
+            **{
+                f"{kind.lower()}validationrule_set": f"data_validation.{kind}ValidationRule.content_type"
+                for kind in ("MinMax", "RegularExpression", "Required", "Unique")
+            },
+        },
     )
 )
 

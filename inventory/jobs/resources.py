@@ -39,6 +39,7 @@ register(
         # Jobs come from code: clients change their flags, never create them.
         creatable=False,
         paths_by_natural_key=True,  # run by name, as clients do (pynautobot's job_name=)
+        lists={"jobbutton_set": "extras.JobButton.job"},  # the reference's name for job_buttons
     )
 )
 register(Resource(JobQueue, "extras/job-queues"))
@@ -139,6 +140,7 @@ register(
             )
         },
         filters={"approval_state": APPROVAL_STATE},
+        lists={"jobresult_set": "extras.JobResult.scheduled_job"},  # the reference's name for job_results
         # Schedules come from `jobs/<id>/run/`: clients pause (enabled), rename or delete them.
         creatable=False,
     )

@@ -16,6 +16,8 @@ register(
         "tenancy/tenants",
         search=("name", "description", "comments"),
         relayed={"tenant_group": "tenant_group"},
+        # The dynamic groups a tenant manages (a `dynamic_groups` list names those holding it).
+        lists={"managed_dynamic_groups": "extras.DynamicGroup.tenant"},
         counts={
             "circuit_count": "circuits.Circuit.tenant",
             "device_count": "dcim.Device.tenant",

@@ -74,6 +74,11 @@ register(
         search=("name", "description", "mac_address"),
         read_only=("ip_addresses",),
         graphql_list="vm_interfaces",
+        # The reference's names for child_vminterfaces and bridged_vminterfaces.
+        lists={
+            "child_interfaces": "virtualization.VMInterface.parent_interface",
+            "bridged_interfaces": "virtualization.VMInterface.bridge",
+        },
         natural_key=None,
         changes_relate_to=("virtual_machine",),
         legacy=Legacy(nested=("virtual_machine", "name"), since={"status": "1.3"}),
