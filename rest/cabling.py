@@ -9,9 +9,12 @@ import orjson
 
 from queryengine.documents import selection, with_fragments
 from queryengine.errors import PermissionDenied
+from queryengine.query import filters_of
 from queryengine.registry import Resource, resource_by_object_type
 from queryengine.schema import generic_ref
 
+from . import versioning
+from .parameters import ACTION_SHAPE, UNPAGED
 from .views import (
     RESERVED,
     ApiError,
@@ -27,10 +30,17 @@ from .views import (
     read_object,
     require_view,
     run,
+    shown_many,
 )
 
 # The filters of the connection lists (the reference's, no more).
 CONNECTION_FILTERS = ("device", "device_id", "location")
+# The console and power connection lists also take these filters of the ports' own list, each
+# with its lookups, as the reference's (its port filter set's `id`, `name` and `tags`, and the
+# contacts, teams and dynamic groups every filter set of such a model takes).
+PORT_FILTERS = ("id", "name", "tags", "contacts", "teams", "dynamic_groups")
+# The interface connection list's own: the path's id (and `id__n`) and a search of either end.
+PATH_FILTERS = ("id", "id__n", "q")
 
 
 def parsed(rows) -> list[dict]:
@@ -65,6 +75,7 @@ class TraceEndpoint(Endpoint):
     where the path stops or the caller may not see it); an object without a cable has none."""
 
     methods = ("GET",)
+    query_parameters = ACTION_SHAPE  # the ends show their tags unless exclude_m2m says otherwise
 
     def __init__(self, resource: Resource):
         self.resource = resource
@@ -104,7 +115,10 @@ class TraceEndpoint(Endpoint):
             if top:
                 return read_object(request, resource, uuid.UUID(pk))
             fields = selection(resource, 0, top=False)
-            if any(spec.name == "tags" for spec in resource.current_fields):
+            tagged = any(spec.name == "tags" for spec in resource.current_fields)
+            if tagged and "tags" in versioning.shown_many_to_many(
+                request.api_version, ("tags",), request.GET.get("exclude_m2m")
+            ):
                 fields += " tags { id object_type url }"
             document = with_fragments(
                 f"query ($id: UUID!) {{ object: {resource.single_field}(id: $id) {{ {fields} }} }}"
@@ -130,8 +144,10 @@ def object_schema(**properties) -> dict:
 
 class PathsEndpoint(TraceEndpoint):
     """`<front or rear port url>/paths/`: the cable paths passing the port, with their origin and
-    far end as references and the hops between as details."""
+    far end as references and the hops between as details: every path, as the reference lists
+    them (its document's `limit` and `offset` are taken and page nothing)."""
 
+    query_parameters = (*ACTION_SHAPE, *UNPAGED)
     item_schema = object_schema(
         id={"type": "string", "format": "uuid"},
         origin_type=STRING,
@@ -191,7 +207,11 @@ class ConnectionListEndpoint(Endpoint):
     def get(self, request):
         require_view(self.resource, request)
         reaching = {"has_connected_endpoint": ["true"]}
-        return list_page(request, self.resource, reaching, allowed=(*CONNECTION_FILTERS, "name")), 200
+        return list_page(request, self.resource, reaching, allowed=self.filters()), 200
+
+    def filters(self) -> tuple[str, ...]:
+        port_filters = (name for name in filters_of(self.resource) if name.partition("__")[0] in PORT_FILTERS)
+        return (*CONNECTION_FILTERS, "q", *port_filters)
 
 
 class InterfaceConnectionsEndpoint(Endpoint):
@@ -215,15 +235,16 @@ class InterfaceConnectionsEndpoint(Endpoint):
     def get(self, request):
         require_view(self.interfaces, request)
         params = {key: request.GET.getlist(key) for key in request.GET if key not in RESERVED}
-        filters = known_filters(params, CONNECTION_FILTERS)
+        filters = known_filters(params, (*CONNECTION_FILTERS, *PATH_FILTERS))
         limit, offset = parse_paging(request)
         declared = "".join(f", ${name}: [String]" for name in filters)
         passed = "".join(f", {name}: ${name}" for name in filters)
         document = (
-            f"query ($limit: Int, $offset: Int{declared}) "
-            f"{{ result: interface_connections(limit: $limit, offset: $offset{passed}) }}"
+            f"query ($limit: Int, $offset: Int, $sort: [String]{declared}) "
+            f"{{ result: interface_connections(limit: $limit, offset: $offset, sort: $sort{passed}) }}"
         )
-        found = run(document, {"limit": limit, "offset": offset, **filters}, request)["result"]
+        variables = {"limit": limit, "offset": offset, "sort": request.GET.getlist("sort") or None}
+        found = run(document, {**variables, **filters}, request)["result"]
         ends = {pk for row in found["results"] for pk in (row["interface_a"], row["interface_b"])}
         shown = self.interfaces_by_id(request, ends)
         results = []
@@ -247,7 +268,8 @@ class InterfaceConnectionsEndpoint(Endpoint):
         if not ids:
             return {}
         # Each end as a top-level interface shows (its tags too), as the reference's.
-        fields = selection(self.interfaces, parse_depth(request), frozenset({"tags"}), counts=False)
+        shown = shown_many(self.interfaces, request)  # tags, or as exclude_m2m says
+        fields = selection(self.interfaces, parse_depth(request), shown, counts=False)
         document = with_fragments(
             f"query ($ids: [String], $limit: Int) "
             f"{{ rows: {self.interfaces.list_field}(id: $ids, limit: $limit) {{ {fields} }} }}"
@@ -261,6 +283,11 @@ class ConnectedDeviceEndpoint(Endpoint):
     named interface's path (a device booting without configuration finds itself by LLDP)."""
 
     methods = ("GET",)
+    query_parameters = (
+        ("peer_device", {"type": "string"}, "the device's name"),
+        ("peer_interface", {"type": "string"}, "the interface's name"),
+        *ACTION_SHAPE,
+    )
 
     def __init__(self, interfaces: Resource, devices: Resource):
         self.interfaces, self.devices = interfaces, devices

@@ -13,14 +13,13 @@ from queryengine.query import argument_type
 from queryengine.registry import Resource
 
 from . import legacy, versioning
+from .parameters import ACTION_SHAPE, PAGING, UNORDERED_SORT, UNPAGED
 from .views import (
-    RESERVED,
     ApiError,
     Endpoint,
     envelope,
     json_body,
     json_type,
-    known_filters,
     not_an_object,
     not_found,
     object_pk,
@@ -28,6 +27,11 @@ from .views import (
     require_view,
     run,
     shown_many,
+)
+
+ADDRESS_SPAN = tuple(
+    (name, {"type": "string"}, f"IP address from which enumeration should {verb} (inclusive)")
+    for name, verb in (("range_start", "start"), ("range_end", "stop"))
 )
 
 
@@ -48,6 +52,11 @@ class AvailableEndpoint(Endpoint):
     ):
         self.parent, self.created, self.value = parent, created, value  # value: "address", "prefix"
         self.query_field, self.mutation_field, self.limit = query_field, mutation_field, limit
+        # The reference's document lists paging and `sort`; its answer is the first free values
+        # (`limit` of them, where taken), in order, and addresses may be narrowed to a span.
+        taken = ("limit",) if limit else UNPAGED[:1]  # a bad limit means the page size, as there
+        spans = ADDRESS_SPAN if value == "address" else ()
+        self.query_parameters = (*ACTION_SHAPE, *taken, *UNPAGED[1:], UNORDERED_SORT, *spans)
 
     @property
     def item_schema(self) -> dict:
@@ -60,10 +69,14 @@ class AvailableEndpoint(Endpoint):
         pk = object_pk(request, self.parent, key)
         if self.limit:
             limit, _ = parse_paging(request)
+            spans = {name: request.GET[name] for name, _, _ in ADDRESS_SPAN if name in request.GET}
+            declared = "".join(f", ${name}: String" for name in spans)
+            passed = "".join(f", {name}: ${name}" for name in spans)
             document = (
-                f"query ($p: UUID!, $limit: Int) {{ result: {self.query_field}(parent: $p, limit: $limit) }}"
+                f"query ($p: UUID!, $limit: Int{declared}) "
+                f"{{ result: {self.query_field}(parent: $p, limit: $limit{passed}) }}"
             )
-            free = run(document, {"p": str(pk), "limit": limit}, request)["result"]
+            free = run(document, {"p": str(pk), "limit": limit, **spans}, request)["result"]
         else:
             document = f"query ($p: UUID!) {{ result: {self.query_field}(parent: $p) }}"
             free = run(document, {"p": str(pk)}, request)["result"]
@@ -133,9 +146,15 @@ def free_limit(request) -> int | None:
     return limit if limit >= 0 else None
 
 
+# The GraphQL type of an argument, by its JSON schema's type.
+ARGUMENT_TYPES = {"boolean": "Boolean", "integer": "Int"}
+
+
 class ObjectListEndpoint(Endpoint):
     """`<object url>/<name>/`: a list a GraphQL field computes for one object (a rack's elevation),
-    its string arguments taken from the query, paged with the list envelope."""
+    its `arguments` ((name, JSON schema, description), read by their schema) taken from the query
+    and passed on, paged with the list envelope. `taken`: parameters read and checked but shaping
+    nothing the list shows (a drawing's sizes)."""
 
     methods = ("GET",)
 
@@ -144,22 +163,32 @@ class ObjectListEndpoint(Endpoint):
         parent: Resource,
         query_field: str,
         parent_argument: str,
-        arguments: tuple[str, ...],
+        arguments: tuple[tuple[str, dict, str], ...],
         item_schema: dict | None = None,
+        taken: tuple[tuple[str, dict, str], ...] = (),
     ):
         self.parent, self.query_field = parent, query_field
         self.parent_argument, self.arguments = parent_argument, arguments
         self.item_schema = item_schema  # the JSON schema of one item (its OpenAPI answer)
+        self.query_parameters = (*PAGING, *ACTION_SHAPE, *arguments, *taken)
 
     def get(self, request, key: str):
         require_view(self.parent, request)
         pk = object_pk(request, self.parent, key)
-        params = {key: request.GET[key] for key in request.GET if key not in RESERVED}
-        given = known_filters(params, self.arguments)
-        declared = "".join(f", ${name}: String" for name in given)
+        given = {
+            name: (request.parameters[name], schema)
+            for name, schema, _ in self.arguments
+            if name in request.parameters
+        }
+        declared = "".join(
+            f", ${name}: {ARGUMENT_TYPES.get(schema.get('type'), 'String')}"
+            for name, (_, schema) in given.items()
+        )
         passed = "".join(f", {name}: ${name}" for name in given)
         document = f"query ($p: UUID!{declared}) {{ result: {self.query_field}({self.parent_argument}: $p{passed}) }}"
-        items = run(document, {"p": str(pk), **given}, request)["result"]
+        items = run(document, {"p": str(pk), **{name: value for name, (value, _) in given.items()}}, request)[
+            "result"
+        ]
         limit, offset = parse_paging(request)
         page = items[offset:] if limit is None else items[offset : offset + limit]
         return envelope(request, len(items), limit, offset, page), 200
@@ -169,6 +198,7 @@ class ObjectValueEndpoint(Endpoint):
     """`<object url>/<name>/`: a value a GraphQL field computes for one object (a secret's check)."""
 
     methods = ("GET",)
+    query_parameters = ACTION_SHAPE
 
     def __init__(self, parent: Resource, query_field: str, response_schema: dict | None = None):
         self.parent, self.query_field = parent, query_field
@@ -246,7 +276,10 @@ class NapalmEndpoint(Endpoint):
     reference's when NAPALM is not installed: 503 naming what is missing."""
 
     methods = ("GET",)
-    query_parameters = (("method", {"type": "string"}, "The NAPALM getter to run (get_facts, ...)"),)
+    query_parameters = (
+        *ACTION_SHAPE,
+        ("method", {"type": "string"}, "The NAPALM getter to run (get_facts, ...)"),
+    )
     response_schema = {
         "type": "object",
         "properties": {"method": {"type": "object", "additionalProperties": True}},
@@ -304,10 +337,7 @@ class ObjectStatsEndpoint(Endpoint):
         },
         "required": ["count", "next", "previous", "results"],
     }
-    query_parameters = (
-        ("limit", {"type": "integer"}, "Number of results to return per page."),
-        ("offset", {"type": "integer"}, "The initial index from which to return the results."),
-    )
+    query_parameters = (*PAGING, *ACTION_SHAPE)
 
     def __init__(self, parent: Resource, counted: list[Resource], filter_name: str):
         self.parent, self.counted, self.filter_name = parent, counted, filter_name

@@ -36,6 +36,7 @@ from .openapi_schemas import (
     write_schema,
 )
 from .options import FORM
+from .parameters import ACTION_SHAPE, PAGING
 
 OPENAPI_VERSION = "3.0.3"
 
@@ -178,6 +179,17 @@ def inline(parameters, defined: dict) -> list[dict]:
     return [defined[p["$ref"].removeprefix(prefix)] if "$ref" in p else p for p in parameters]
 
 
+def declared_parameters(endpoint, version: str) -> list[dict]:
+    """The query parameters an endpoint declares (rest.views.Endpoint.query_parameters): shared
+    ones by reference (those this version has), its own written out."""
+    defined = shared_parameters(version)
+    return [
+        (shared(p) if p in defined else None) if isinstance(p, str) else query(*p)
+        for p in getattr(endpoint, "query_parameters", None) or ()
+        if not isinstance(p, str) or p in defined
+    ]
+
+
 def version_parameters(csv: bool = False) -> list[dict]:
     return [shared("api_version"), shared("format_csv" if csv else "format")]
 
@@ -205,12 +217,16 @@ def paging_parameters() -> list[dict]:
     return [shared("limit"), shared("offset")]
 
 
-def list_parameters(resource: Resource, version: str) -> list[dict]:
+def sort_parameter(resource: Resource) -> dict:
     fields = sortable_fields(resource)
     sort = {"type": "string", "enum": [*fields, *(f"-{f}" for f in fields)]}
+    return query("sort", sort, "order by a field, '-' for descending", repeat=True)
+
+
+def list_parameters(resource: Resource, version: str) -> list[dict]:
     return [
         *paging_parameters(),
-        query("sort", sort, "order by a field, '-' for descending", repeat=True),
+        sort_parameter(resource),
         query("export", {"type": "string"}, "render the list with the export template of this name"),
         *shape_parameters(resource, version),
         *filter_parameters(resource, version),
@@ -424,7 +440,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 tag,
                 "The free VLAN ids of this group, `limit` of them (the page size by default).",
                 response(200, paginated({"type": "integer"})),
-                [query("limit", {"type": "integer"})],
+                declared_parameters(endpoint, version),
             ),
             "post": operation(
                 f"{op}_create",
@@ -437,7 +453,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
         }
     if isinstance(endpoint, objectviews.AvailableEndpoint):
         created = ref(schema_name(endpoint.created))
-        parameters = [query("limit", {"type": "integer", "minimum": 0})] if endpoint.limit else []
+        parameters = declared_parameters(endpoint, version)
         return {
             "parameters": [ID],
             "get": operation(
@@ -456,7 +472,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
             ),
         }
     if isinstance(endpoint, objectviews.ObjectListEndpoint):
-        parameters = [*paging_parameters(), *(query(name, {"type": "string"}) for name in endpoint.arguments)]
+        parameters = declared_parameters(endpoint, version)
         return {
             "parameters": [ID],
             "get": operation(
@@ -475,6 +491,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 tag,
                 "The cable paths crossing this port.",
                 response(200, {"type": "array", "items": endpoint.item_schema}),
+                declared_parameters(endpoint, version),
             ),
         }
     if isinstance(endpoint, cabling.TraceEndpoint):
@@ -486,10 +503,12 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 tag,
                 "Each cable of the path with its ends.",
                 response(200, {"type": "array", "items": hop}),
+                declared_parameters(endpoint, version),
             ),
         }
     if isinstance(endpoint, cabling.ConnectionListEndpoint):
-        filters = [query(n, {"type": "string"}, repeat=True) for n in (*cabling.CONNECTION_FILTERS, "name")]
+        listed = set(endpoint.filters())
+        filters = [p for p in filter_parameters(endpoint.resource, version) if p["name"] in listed]
         page = ref(f"Paginated{schema_name(endpoint.resource)}List")
         return {
             "get": operation(
@@ -499,31 +518,32 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 response(200, page, csv=True),
                 [
                     *paging_parameters(),
-                    shared("depth"),
+                    sort_parameter(endpoint.resource),
+                    *shape_parameters(endpoint.resource, version),
                     *filters,
                 ],
             )
         }
     if isinstance(endpoint, cabling.InterfaceConnectionsEndpoint):
-        filters = [query(n, {"type": "string"}, repeat=True) for n in cabling.CONNECTION_FILTERS]
+        names = (*cabling.CONNECTION_FILTERS, *cabling.PATH_FILTERS)
+        from inventory.dcim.graphql import PATH_SORT
+
+        by = {"type": "string", "enum": [*PATH_SORT, *(f"-{f}" for f in PATH_SORT)]}
+        sort = query("sort", by, "order by a value of the path, '-' for descending", repeat=True)
+        filters = [sort, *(query(n, {"type": "string"}, repeat=True) for n in names)]
         return {
             "get": operation(
                 f"{op}_list",
                 tag,
                 "Each path joining two interfaces, once.",
                 response(200, paginated(interface_connection(endpoint)), csv=True),
-                [
-                    *paging_parameters(),
-                    shared("depth"),
-                    *filters,
-                ],
+                [*paging_parameters(), *shape_parameters(endpoint.interfaces, version), *filters],
             )
         }
     if isinstance(endpoint, cabling.ConnectedDeviceEndpoint):
         parameters = [
-            query("peer_device", {"type": "string"}, "the device's name", required=True),
-            query("peer_interface", {"type": "string"}, "the interface's name", required=True),
-            shared("depth"),
+            {**p, "required": True} if p.get("name", "").startswith("peer_") else p
+            for p in declared_parameters(endpoint, version)
         ]
         return {
             "get": operation(
@@ -559,9 +579,10 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
     answer = getattr(endpoint, "response_schema", ANY_OBJECT)
     body = getattr(endpoint, "request_schema", None)  # what its writes take (a user's preferences)
     # The query parameters its GETs take: (name, JSON schema, description) (a location's stats: paging).
-    parameters = [
-        query(name, schema, text) for name, schema, text in getattr(endpoint, "query_parameters", ())
-    ]
+    parameters = declared_parameters(endpoint, version)
+    if isinstance(endpoint, views.ScopedListEndpoint):  # another list's page: its paging and shape
+        defined = shared_parameters(version)
+        parameters = [shared(n) for n in (*PAGING, *ACTION_SHAPE) if n in defined]
     found = {
         m.lower(): operation(
             f"{op}_{m.lower()}",

@@ -15,6 +15,7 @@ import django
 from django.conf import settings
 
 from . import versioning
+from .parameters import ACTION_SHAPE
 from .views import Endpoint, require_view
 
 
@@ -44,6 +45,8 @@ STRING, APPS = (
 
 class StatusEndpoint(Endpoint):
     """The server's versions, apps and workers."""
+
+    query_parameters = ACTION_SHAPE
 
     response_schema = {
         "type": "object",

@@ -74,8 +74,26 @@ def _rack_elevation():
             "occupied": {"type": "boolean"},
         },
     }
+    # What the reference's elevation takes: its list's narrowing, then the sizes of the SVG
+    # drawing `render=svg` would give (not served here: docs/differences.md).
+    boolean, integer, text = {"type": "boolean"}, {"type": "integer"}, {"type": "string"}
+    arguments = (
+        ("face", {"type": "string", "enum": ["front", "rear"], "default": "front"}, "the rack face"),
+        ("exclude", {**text, "format": "uuid"}, "a device to leave out (one being moved)"),
+        ("q", text, "units whose number or name contains this"),
+        ("expand_devices", {**boolean, "default": True}, "false: a device's lowest unit alone"),
+        ("is_occupied", {**boolean, "nullable": True}, "units taken (true) or free (false)"),
+    )
+    drawing = (
+        ("render", {**text, "enum": ["json"], "default": "json"}, "json (an SVG drawing is not served)"),
+        ("unit_width", integer, "of a drawing"),
+        ("unit_height", integer, "of a drawing"),
+        ("legend_width", {**integer, "default": 30}, "of a drawing"),
+        ("include_images", {**boolean, "default": True}, "in a drawing"),
+        ("display_fullname", {**boolean, "default": True}, "in a drawing"),
+    )
     return objectviews.ObjectListEndpoint(
-        resource_for(Rack), "rack_elevation", "rack", ("face", "exclude", "q"), item_schema=unit
+        resource_for(Rack), "rack_elevation", "rack", arguments, item_schema=unit, taken=drawing
     )
 
 

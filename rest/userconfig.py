@@ -8,6 +8,7 @@ from django.db import transaction
 
 from .auth import no_credentials
 from .options import PARSES, RENDERS
+from .parameters import ACTION_SHAPE
 from .views import Endpoint, detail_error, json_body, not_an_object
 
 TOO_LARGE = "The preferences would take more than the {} bytes allowed (MAX_REQUEST_BODY_BYTES)."
@@ -29,6 +30,7 @@ class UserConfigEndpoint(Endpoint):
     """The requesting user's preferences: GET reads them, PATCH merges an object into them."""
 
     methods = ("GET", "PATCH")
+    query_parameters = ACTION_SHAPE
     request_schema = {"type": "object", "additionalProperties": True}
 
     def signed_in(self, request):

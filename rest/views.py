@@ -33,7 +33,12 @@ from queryengine.errors import (
     StatementTimeout,
     ValidationFailed,
 )
-from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError, unknown_filters
+from queryengine.filters import (
+    CUSTOM_FIELD_FILTER,
+    CUSTOM_FIELD_PREFIX,
+    FilterError,
+    unknown_filters,
+)
 from queryengine.mutations import check_same_id
 from queryengine.permissions import can_view, restricted, visible_rows
 from queryengine.query import argument_values, filters_of
@@ -45,6 +50,7 @@ from queryengine.writes import writable_fields
 from . import csvformat, etags, exports, legacy, throttle, versioning
 from .auth import AuthenticationFailed, authenticate, no_credentials
 from .options import FORM, describe
+from .parameters import check_parameters
 from .render import render
 
 # Query parameters that shape the response rather than filter it.
@@ -116,6 +122,11 @@ class Endpoint:
     methods: tuple[str, ...] = ("GET",)
     # HTTP basic credentials sign in as their user (the token paths, as the reference's).
     accepts_basic = False
+    # The query parameters a GET takes beside `format` and `api_version`: names of the shared ones
+    # (ACTION_SHAPE, PAGING) or (name, JSON schema, description). Checked before the GET runs
+    # (another is a 400 naming these) and listed by the OpenAPI document. None: the endpoint
+    # checks its own (a list's filters).
+    query_parameters: tuple | None = None
 
     def served_at(self, version: str) -> bool:
         """Whether the path answers at an API version (1.x views: sites, jobs by class path)."""
@@ -174,6 +185,10 @@ class Endpoint:
             )
             request.api_version = version
             request.response_headers = headers
+            if method == "GET" and self.query_parameters is not None:
+                request.parameters = check_parameters(request, self.query_parameters)
+                if "depth" in self.query_parameters:
+                    parse_depth(request)
             data, status = getattr(self, method.lower())(request, **kwargs)
             if fmt == "csv" and status == 200 and isinstance(data, dict) and "results" in data:
                 data = csvformat.response(request, data["results"], None, "object")  # lists beyond models

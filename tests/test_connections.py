@@ -88,9 +88,10 @@ def test_interface_connections_list_each_pair_once(api, sample):
         assert row[end].keys() == expected[end].keys(), end
     assert isinstance(row["interface_a"]["tags"], list)
     assert row["interface_b"]["connected_endpoint"]["id"] == str(lower.pk)
-    # The reference filters by the listed (lower) end's device and location.
+    # The reference (3.2, its list of paths) lists a connection when either end matches.
     assert api.json("/api/dcim/interface-connections/", {"device": lower.device.name})["count"] == 1
-    assert api.json("/api/dcim/interface-connections/", {"device_id": str(upper.device_id)})["count"] == 0
+    assert api.json("/api/dcim/interface-connections/", {"device_id": str(upper.device_id)})["count"] == 1
+    assert api.json("/api/dcim/interface-connections/", {"device": "spine9"}, status=400).keys() == {"device"}
     assert api.json("/api/dcim/interface-connections/", {"location": "AMS1"})["count"] == 1
     bad = api.get("/api/dcim/interface-connections/", {"name": "x"})
     assert bad.status_code == 400 and json.loads(bad.content) == {"name": ["Unknown filter field"]}

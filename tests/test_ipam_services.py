@@ -185,10 +185,12 @@ def test_ranges_find_their_parent_and_show_their_span(api, sample):
     )
     assert (created["start_host"], created["end_host"]) == ("10.1.1.20", "10.1.1.30")
     assert created["display"] == "Global: 10.1.1.20 - 10.1.1.30"
+    assert created["size"] == 11  # both ends counted, as the reference's
     # By parent alone: its namespace is the range's.
     v6 = prefix_id(api, "2001:db8:1::/64")
     status, created = new_range(api, "2001:db8:1::100", "2001:db8:1::200", parent=v6)
     assert status == 201 and created["ip_version"] == 6 and created["parent"]["id"] == v6
+    assert api.json(f"{RANGES}{created['id']}/")["size"] == 0x101
 
 
 def test_range_validation_messages(api, sample):

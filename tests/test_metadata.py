@@ -188,6 +188,11 @@ def test_update_filter_and_cleanup(api, tenant):
     assert (status, body) == (400, {"metadata_type": ["Cannot be changed once created"]})
     rows = api.json(METADATA, {"assigned_object_id": str(tenant.pk)})["results"]
     assert [r["id"] for r in rows] == [created["id"]]
+    # The object itself beside its type and id: a reference at depth 0, nested below.
+    assert rows[0]["assigned_object"]["id"] == str(tenant.pk)
+    assert rows[0]["assigned_object"]["object_type"] == "tenancy.tenant"
+    nested = api.json(path, {"depth": 1})["assigned_object"]
+    assert nested["display"] == tenant.name
     assert api.json(METADATA, {"metadata_type": "Data owner"})["count"] == 2
     # Deleting the object deletes what is said about it; the type stays protected while used.
     assert send(api, "delete", f"/api/extras/metadata-types/{created['metadata_type']['id']}/")[0] == 409

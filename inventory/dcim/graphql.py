@@ -19,8 +19,13 @@ from .models.paths import node_of
 FACE_LABELS = dict(choices.FACES)
 
 
-def resolve_rack_elevation(root, info, rack, face="front", exclude=None, q=None):
-    """One entry per unit, top to bottom as the rack is numbered: who occupies it on that face."""
+def resolve_rack_elevation(
+    root, info, rack, face="front", exclude=None, q=None, expand_devices=True, is_occupied=None
+):
+    """One entry per unit, top to bottom as the rack is numbered: whether it is occupied on that
+    face. Without `expand_devices` a device's upper units are left out (its lowest one stands for
+    it); `is_occupied` keeps the units taken (true) or free (false); `q` those whose number or
+    name contains it, as the reference's."""
     found = restricted(resource_for(Rack), info.context.user).filter(pk=rack).first()
     if found is None:
         raise NotFound("No Rack matches the given query.")
@@ -33,7 +38,7 @@ def resolve_rack_elevation(root, info, rack, face="front", exclude=None, q=None)
             excluded = [uuid.UUID(exclude)]
         except ValueError:
             raise ValidationFailed({"exclude": ["Must be a valid UUID."]}) from None
-    occupied = set()
+    occupied, hidden = set(), set()
     devices = (
         found.devices.filter(position__isnull=False, device_type__u_height__gt=0)
         .filter(Q(face=face) | Q(device_type__is_full_depth=True))
@@ -41,13 +46,16 @@ def resolve_rack_elevation(root, info, rack, face="front", exclude=None, q=None)
     )
     for position, height in devices.values_list("position", "device_type__u_height"):
         occupied.update(range(position, position + height))
+        if expand_devices is False:
+            hidden.update(range(position + 1, position + height))
     face_value = {"value": face, "label": FACE_LABELS[face]}
     # Whether a unit is taken, not by what: the reference's units name no device.
     units = [
         {"id": unit, "name": f"U{unit}", "face": face_value, "occupied": unit in occupied}
         for unit in found.units
+        if unit not in hidden and (is_occupied is None or (unit in occupied) == is_occupied)
     ]
-    return [u for u in units if q in str(u["id"])] if q else units
+    return [u for u in units if q in str(u["id"]) or q in u["name"]] if q else units
 
 
 def resolve_cable_trace(root, info, object_type, id):
@@ -143,24 +151,57 @@ def fans_out(nodes: set[str]) -> set[str]:
     return found
 
 
-def resolve_interface_connections(root, info, limit=None, offset=None, **filters):
+# How the interface connections sort: by the path's own values, as the reference's list of paths.
+PATH_SORT = {"id": "_path_id", "is_active": "_path__is_active", "is_split": "_path__is_split"}
+
+
+def resolve_interface_connections(root, info, limit=None, offset=None, sort=None, q=None, **filters):
     """Paths joining two interfaces, each pair once (from the end with the lower id): the path's
-    id, both ends' ids and names, its hop count and state. Filters are the interface list's."""
+    id, both ends' ids and names, its hop count and state. A path is listed when either end
+    matches the interface list's filters given (`device`, `location`) and `q` (an end's name or
+    its device's name); `id` and `id__n` name paths."""
     from django.contrib.contenttypes.models import ContentType
     from django.db.models import F
 
+    from queryengine.filters import FilterError
     from queryengine.query import filtered, ordering, page_bounds
 
     from .models import Interface
 
     resource = resource_for(Interface)
-    pairs = filtered(resource, info.context.user, {k: v for k, v in filters.items() if v}).filter(
+    user = info.context.user
+    path_ids = {name: filters.pop(name, None) or [] for name in ("id", "id__n")}
+    pairs = filtered(resource, user, {}).filter(
         _path__destination_type=ContentType.objects.get_for_model(Interface),
         pk__lt=F("_path__destination_id"),
     )
+    ends = (
+        [filtered(resource, user, {k: v for k, v in filters.items() if v})] if any(filters.values()) else []
+    )
+    ends += [
+        restricted(resource, user).filter(Q(name__icontains=text) | Q(device__name__icontains=text))
+        for text in q or ()
+    ]
+    for matching in ends:
+        pks = matching.values("pk")
+        pairs = pairs.filter(Q(pk__in=pks) | Q(_path__destination_id__in=pks))
+    for name, negate in (("id", False), ("id__n", True)):
+        if path_ids[name]:
+            try:
+                ids = [uuid.UUID(value) for value in path_ids[name]]
+            except ValueError:
+                raise ValidationFailed({name: ["Enter a valid UUID."]}) from None
+            pairs = pairs.exclude(_path_id__in=ids) if negate else pairs.filter(_path_id__in=ids)
+    bad = [field for field in sort or () if field.lstrip("-") not in PATH_SORT]
+    if bad:
+        raise FilterError(
+            {"sort": [f'Unknown sort field "{bad[0]}". Allowed fields: {", ".join(PATH_SORT)}']}
+        )
+    order = [f"{'-' if f.startswith('-') else ''}{PATH_SORT[f.lstrip('-')]}" for f in sort or ()]
+    order = [*order, "_path_id"] if order else ordering(resource, None)
     start, stop = page_bounds(limit, offset)
     page = list(
-        pairs.order_by(*ordering(resource, None))[start:stop].values_list(
+        pairs.order_by(*order)[start:stop].values_list(
             "_path_id",
             "pk",
             "name",
@@ -195,6 +236,10 @@ def query_fields(types) -> dict:
             GenericScalar,
             limit=graphene.Int(),
             offset=graphene.Int(),
+            sort=graphene.List(graphene.String),
+            q=graphene.List(graphene.String),
+            id=graphene.List(graphene.String),
+            id__n=graphene.List(graphene.String),
             device=graphene.List(graphene.String),
             device_id=graphene.List(graphene.String),
             location=graphene.List(graphene.String),
@@ -219,6 +264,8 @@ def query_fields(types) -> dict:
             face=graphene.String(),
             exclude=graphene.String(),
             q=graphene.String(),
+            expand_devices=graphene.Boolean(),
+            is_occupied=graphene.Boolean(),
             resolver=resolve_rack_elevation,
         ),
     }

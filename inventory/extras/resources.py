@@ -223,6 +223,8 @@ register(
         search_q=metadata.search_q,
         filters={"value": metadata.VALUE_FILTER},
         graphql_names={"_value": "value"},  # the stored value, as the reference's column is named
+        # Shown beside its type and id, nested by depth, as the reference's serializer shows it.
+        generic={"assigned_object": ("assigned_object_type", "assigned_object_id", ANY_TYPE)},
         generic_lists={
             "associated_object_metadata": GenericList(
                 "assigned_object_type", "assigned_object_id", every_object

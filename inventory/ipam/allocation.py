@@ -61,9 +61,11 @@ def used_hosts(parent: Prefix) -> Iterator[int]:
         yield networks.from_bytes(raw)
 
 
-def free_hosts(parent: Prefix) -> Iterator[int]:
-    """Free addresses in order, walking the gaps between used ones (never materialising a /64)."""
+def free_hosts(parent: Prefix, first: int | None = None, final: int | None = None) -> Iterator[int]:
+    """Free addresses in order, walking the gaps between used ones (never materialising a /64);
+    `first` and `final` (inclusive) narrow them."""
     candidate, last = usable_range(parent)
+    candidate, last = max(candidate, first or 0), last if final is None else min(last, final)
     for used in used_hosts(parent):
         while candidate < min(used, last + 1):
             yield candidate
@@ -74,10 +76,12 @@ def free_hosts(parent: Prefix) -> Iterator[int]:
         candidate += 1
 
 
-def free_addresses(parent: Prefix, limit: int) -> list[str]:
+def free_addresses(
+    parent: Prefix, limit: int, first: int | None = None, final: int | None = None
+) -> list[str]:
     net = parent_network(parent)
     found = []
-    for host in free_hosts(parent):
+    for host in free_hosts(parent, first, final):
         if len(found) >= limit:
             break
         found.append(f"{netaddr.IPAddress(host, net.version)}/{net.prefixlen}")

@@ -4,8 +4,9 @@ available-ips) and a VLAN group (available-vlans), added to the one schema besid
 from __future__ import annotations
 
 import graphene
+import netaddr
 
-from queryengine.errors import NotFound
+from queryengine.errors import NotFound, ValidationFailed
 from queryengine.mutations import perform
 from queryengine.permissions import restricted
 from queryengine.registry import resource_for
@@ -43,7 +44,9 @@ def resolve_available_prefixes(root, info, parent):
     ]
 
 
-def resolve_available_ips(root, info, parent, limit=None):
+def resolve_available_ips(root, info, parent, limit=None, range_start=None, range_end=None):
+    """The first free addresses (`limit`, the page size by default), from `range_start` to
+    `range_end` (inclusive) where given, as the reference's."""
     from django.conf import settings
 
     prefix = visible_parent(info.context, parent)
@@ -51,7 +54,26 @@ def resolve_available_ips(root, info, parent, limit=None):
     size = min(limit or settings.PAGINATE_COUNT, maximum) if maximum else limit or settings.PAGINATE_COUNT
     vrf = vrf_reference(info.context, prefix)
     family = prefix.ip_version
-    return [{"address": a, "family": family, "vrf": vrf} for a in allocation.free_addresses(prefix, size)]
+    first, final = (
+        host_of(name, text, family) for name, text in (("range_start", range_start), ("range_end", range_end))
+    )
+    free = allocation.free_addresses(prefix, size, first, final)
+    return [{"address": a, "family": family, "vrf": vrf} for a in free]
+
+
+def host_of(name: str, text: str | None, family: int) -> int | None:
+    """An address a parameter names, as an integer (None when not given)."""
+    if text is None:
+        return None
+    try:
+        address = netaddr.IPAddress(text)
+    except (netaddr.AddrFormatError, ValueError, TypeError) as exc:
+        raise ValidationFailed(
+            {"detail": f"Incorrectly formatted address in parameter {name}: {exc}"}
+        ) from None
+    if address.version != family:
+        raise ValidationFailed({"detail": f"The address in parameter {name} is not an IPv{family} address."})
+    return int(address)
 
 
 def allocate(model, plan):
@@ -92,7 +114,12 @@ def query_fields(types) -> dict:
         ),
         "available_ip_addresses": graphene.Field(
             graphene.List(GenericScalar),
-            args={"parent": UUID(required=True), "limit": graphene.Int()},
+            args={
+                "parent": UUID(required=True),
+                "limit": graphene.Int(),
+                "range_start": graphene.String(),
+                "range_end": graphene.String(),
+            },
             resolver=resolve_available_ips,
         ),
     }

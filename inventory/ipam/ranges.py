@@ -19,6 +19,13 @@ def range_text(version: int, start, end) -> str:
     return f"{networks.address_text(version, start)} - {networks.address_text(version, end)}"
 
 
+def range_size(start, end) -> int | None:
+    """How many addresses lie from the first host to the last (inclusive)."""
+    if start is None or end is None:
+        return None
+    return networks.from_bytes(end) - networks.from_bytes(start) + 1
+
+
 class RangeRules:
     """The validation of an IP address range (mixed into the model, which declares the columns)."""
 

@@ -463,6 +463,12 @@ register(
                 "start_host_address", help_text="First IP host address in the range (inclusive)"
             ),
             "end_host": host("end_host_address", help_text="Last IP host address in the range (inclusive)"),
+            "size": Computed(
+                ("start_host_address", "end_host_address"),
+                ranges.range_size,
+                output="integer",
+                help_text="How many addresses the range holds",
+            ),
         },
         filters=ranges.RANGE_FILTERS,
     )

@@ -13,6 +13,7 @@ from django.http import HttpResponse
 
 from queryengine.permissions import Everyone, allowed_rows, restricted
 from queryengine.registry import resource_for
+from rest.parameters import ACTION_SHAPE, UNORDERED_SORT, UNPAGED
 from rest.views import (
     ApiError,
     Endpoint,
@@ -66,7 +67,10 @@ def may_run(job: Job, user) -> bool:
 
 
 class JobVariablesEndpoint(Endpoint):
-    """The form a run takes: one entry per variable (name, type, label, help text, required, …)."""
+    """The form a run takes: one entry per variable (name, type, label, help text, required, …),
+    every one in the job's order whatever the paging and `sort` the reference's document lists."""
+
+    query_parameters = (*ACTION_SHAPE, *UNPAGED, UNORDERED_SORT)
 
     # What ScriptVariable.describe gives: the first five always, the others per kind of variable.
     response_schema = {
@@ -222,6 +226,8 @@ class FileDownloadEndpoint(Endpoint):
     """`file-proxies/<id>/download/`: the file itself, as an attachment (the reference's
     FileResponse), to callers who may see the file proxy."""
 
+    query_parameters = ACTION_SHAPE
+
     def get(self, request, key: str):
         resource = resource_for(FileProxy)
         require_view(resource, request)
@@ -252,6 +258,7 @@ class JobResultCancelEndpoint(Endpoint):
     superusers and holders of the change permission on job results may cancel it."""
 
     methods = ("GET", "POST")
+    query_parameters = ACTION_SHAPE
     response_schema = {
         "type": "object",
         "properties": {
