@@ -178,3 +178,39 @@ def test_every_field_in_both_forms(resource, api, superuser):
                 enum = getattr(fields[name].type, "of_type", fields[name].type)
                 stands_for = None if shown is None else enum.values[shown].value
                 assert getattr(stands_for, "value", stands_for) == (value or None), name
+
+
+def test_arguments_are_typed_by_the_field_kind(api):
+    """A service's port and a radio profile's channel width are whole numbers (a single `Int`
+    taken too), an integer choice's `__isnull` text, as the reference's schema types them."""
+    from inventory.dcim.models import PowerFeed
+    from inventory.ipam.models import Service
+    from inventory.wireless.models import RadioProfile
+
+    arguments = schema.graphql_schema.query_type.fields
+    assert str(arguments["services"].args["ports"].type) == "[Int]"
+    assert str(arguments["radio_profiles"].args["channel_width"].type) == "[Int]"
+    assert str(arguments["power_feeds"].args["breaker_pole_count__isnull"].type) == "[String]"
+    assert str(arguments["power_feeds"].args["breaker_position__isnull"].type) == "Boolean"
+    body = post(
+        api,
+        """{ services(ports: 443) { name } radio_profiles(channel_width: 160) { name }
+             unset: power_feeds(breaker_pole_count__isnull: "true") { name breaker_pole_count }
+             set: power_feeds(breaker_pole_count__isnull: ["false"]) { name breaker_pole_count } }""",
+    )
+    assert "errors" not in body, body
+    data = body["data"]
+    assert sorted(s["name"] for s in data["services"]) == sorted(
+        s.name for s in Service.objects.all() if 443 in s.ports
+    )
+    assert sorted(p["name"] for p in data["radio_profiles"]) == sorted(
+        p.name for p in RadioProfile.objects.all() if 160 in (p.channel_width or [])
+    )
+    feeds = PowerFeed.objects.all()
+    assert sorted(f["name"] for f in data["unset"]) == sorted(
+        f.name for f in feeds if f.breaker_pole_count is None
+    )
+    assert {f["name"]: f["breaker_pole_count"] for f in data["set"]} == {
+        f.name: f"A_{f.breaker_pole_count}" for f in feeds if f.breaker_pole_count is not None
+    }
+    assert data["services"] and data["radio_profiles"] and data["unset"] and data["set"]
