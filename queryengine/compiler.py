@@ -336,6 +336,8 @@ class ObjectPlan:
             return other(self, text, node)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
+        if (own := twins.own_form(spec)) is not None:
+            return own.compile(self, text, spec)
         if spec.kind == INCLUDED:
             return self.included_field(text, spec, node)
         if spec.kind == COMPUTED:

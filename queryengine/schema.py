@@ -199,7 +199,9 @@ def _field_attrs(resource: Resource) -> dict:
         )
     for spec in resource.fields:
         name = spec.name
-        if spec.kind == SCALAR and name in resource.shown_once:
+        if (own := twins.own_form(spec)) is not None:
+            attrs[name] = own.field(spec)
+        elif spec.kind == SCALAR and name in resource.shown_once:
             attrs[name] = graphene.Field(
                 scalar_for(spec.model_field)[0],
                 resolver=lambda root, info, _n=spec.model_field.attname: shown_once_value(root, _n),

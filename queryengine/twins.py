@@ -6,8 +6,8 @@ a decimal as `Decimal`. REST shows some of these otherwise: a choice as {value, 
 value), a content type as "dcim.device", a decimal as a number. Such a field has a twin,
 `<name>__rest` (no model field has `__` in its name), that answers REST's form; the documents
 REST and the pages run select it under the field's own name (`type: type__rest`, `selected`), so
-their answers are what they were. A field whose two forms agree (a decimal shown as text) has no
-twin.
+their answers are what they were. A field whose two forms agree (a decimal shown as text, a
+field the reference's schema shows in REST's form: `graphql_as_rest`) has no twin.
 
 Twins are derived from the field's kind here, one table for every kind: the schema shows them
 (`schema_fields`), the compiled plans read them (`compiler_for`) and the documents select them
@@ -165,8 +165,9 @@ LABELS = Twin(_labels_field, _labels_compile)
 NUMBER = Twin(_number_field, _number_compile)
 
 
-def twin_of(spec: FieldSpec) -> Twin | None:
-    """REST's form of a field where it differs from GraphQL's (None: it does not)."""
+def rest_form(spec: FieldSpec) -> Twin | None:
+    """REST's form of a field where it differs from the reference's GraphQL form (None: it does
+    not)."""
     if spec.kind == CONTENT_TYPE:
         return LABEL
     if spec.kind == CONTENT_TYPES:
@@ -178,6 +179,22 @@ def twin_of(spec: FieldSpec) -> Twin | None:
         # the field says text (TextDecimalField, shown_as_text).
         return None if getattr(spec.model_field, "shown_as_text", False) else NUMBER
     return None
+
+
+def shown_as_rest(spec: FieldSpec) -> bool:
+    """A field the reference's schema shows in REST's form too (a cable's `termination_a_type`:
+    text), as its model field says (`graphql_as_rest`)."""
+    return getattr(spec.model_field, "graphql_as_rest", False)
+
+
+def own_form(spec: FieldSpec) -> Twin | None:
+    """REST's form where GraphQL shows the field so too (shown_as_rest)."""
+    return rest_form(spec) if shown_as_rest(spec) else None
+
+
+def twin_of(spec: FieldSpec) -> Twin | None:
+    """The twin a field has: REST's form, where GraphQL shows another."""
+    return None if shown_as_rest(spec) else rest_form(spec)
 
 
 @cache

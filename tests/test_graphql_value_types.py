@@ -130,6 +130,23 @@ def test_content_types_answer_objects(api, superuser):
     assert shown["content_types"] == data["statuses"][0]["content_types__rest"]
 
 
+def test_a_cable_shows_its_termination_types_as_text(api, superuser):
+    """As the reference's schema shows them (graphql_as_rest): no twin."""
+    from inventory.dcim.models import Cable
+
+    data = through_http(api, superuser, "{ cables { id termination_a_type termination_b_type } }")
+    assert data["cables"]
+    for row in data["cables"]:
+        cable = Cable.objects.get(pk=row["id"])
+        a, b = cable.termination_a_type, cable.termination_b_type
+        assert (row["termination_a_type"], row["termination_b_type"]) == (
+            f"{a.app_label}.{a.model}",
+            f"{b.app_label}.{b.model}",
+        )
+    fields = schema.graphql_schema.get_type("CableType").fields
+    assert str(fields["termination_a_type"].type) == "String" and "termination_a_type__rest" not in fields
+
+
 def test_decimals_are_the_reference_decimal_text(api, superuser):
     located = Location.objects.exclude(latitude=None).order_by("pk").first()
     data = through_http(api, superuser, f'{{ locations(id: ["{located.pk}"]) {{ latitude longitude }} }}')
