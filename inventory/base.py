@@ -30,6 +30,13 @@ def shown_as_text(model_field: models.DecimalField) -> models.DecimalField:
     return model_field
 
 
+def graphql_as_rest(model_field: models.Field) -> models.Field:
+    """A field GraphQL shows as REST does, as the reference's schema shows it (a cable's
+    termination types as "dcim.interface", not content type objects); no migration."""
+    model_field.graphql_as_rest = True
+    return model_field
+
+
 class UniqueWhere(models.UniqueConstraint):
     """A unique constraint over fields, for the rows its condition matches, whose clash is told
     with the model's unique message (Django tells an unconditional one's so, a conditional one's

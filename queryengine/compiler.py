@@ -42,7 +42,18 @@ from graphql import (
 )
 from graphql.execution.values import get_argument_values, get_variable_values
 
-from . import customschema, jsonsql, listplans, naturalslug, otherfields, prepared, query, together, uploads
+from . import (
+    customschema,
+    jsonsql,
+    listplans,
+    naturalslug,
+    otherfields,
+    prepared,
+    query,
+    together,
+    twins,
+    uploads,
+)
 from .documents import GENERIC_MARK
 from .filters import CUSTOM_FIELD_PREFIX
 from .jsonsql import JsonText, PyText
@@ -321,16 +332,20 @@ class ObjectPlan:
         spec = next((f for f in resource.fields if f.name == name), None)
         if spec is None and name in relations_of(resource):
             return self.list_field(text, name, relations_of(resource)[name], node)
+        if spec is None and (twin := twins.compiler_for(resource, name)) is not None:
+            return twin(self, text, node)
         if spec is None and (other := otherfields.compiler_for(resource, name)) is not None:
             return other(self, text, node)
         if spec is None:
             raise Unsupported(f"field {name} has a custom resolver")
+        if (own := twins.own_form(spec)) is not None:
+            return own.compile(self, text, spec)
         if spec.kind == INCLUDED:
             return self.included_field(text, spec, node)
         if spec.kind == COMPUTED:
             columns = ", ".join(self.computed_column(c) for c in spec.computed.columns)
             return self.value(text, f"{self.constant(spec.computed.render)}({columns})")
-        if spec.kind == FOREIGN_KEY:
+        if spec.kind in (FOREIGN_KEY, CONTENT_TYPE):  # a content type: its object
             id_path = spec.columns[0] if spec.columns else f"{name}_id"  # a reverse one-to-one joins
             return self.related(text, resource_for(spec.target), node, jsonsql.IdText(F(id_path)))
         if spec.kind == DERIVED:
@@ -340,17 +355,14 @@ class ObjectPlan:
                 hints.append(self.columns.index(f"_{name}_hint{number}"))
             finder = (spec.derived.find, tuple(hints))
             return self.related(text, resource_for(spec.target), node, source, finder)
-        if spec.kind == CONTENT_TYPE:
-            label = jsonsql.Cat(F(f"{name}__app_label"), jsonsql.const("."), F(f"{name}__model"))
-            return text.sql(jsonsql.or_null(jsonsql.JsonString(label)))
         if spec.kind == GENERIC:
             return self.generic_field(text, spec, node)
         if spec.kind == FILE:  # its URL, beside the base URL (B) the plan is run with
             return self.value(text, f"{self.constant(uploads.url)}(B, {self.col(name)})")
         if spec.kind in LIST_KINDS:
             return self.list_field(text, name, list_relation(resource, name), node)
-        if spec.choices is not None:
-            return self.value(text, f"{self.constant(spec.render_choice)}({self.col(name)})")
+        if twins.is_choice(spec):
+            return twins.choice_text(self, text, spec)
         if isinstance(spec.model_field, models.JSONField):
             return self.json_column(text, name)
         return self.scalar(text, spec.model_field)
@@ -499,16 +511,14 @@ class ObjectPlan:
     def list_field(self, text: JsonText, name: str, relation, node: FieldNode) -> None:
         """A list of related objects, loaded for the whole page with one query of (owner, member)
         pairs (listplans); members are written by the database where it can (references)."""
-        if relation is None:  # content types
-            spec = next(f for f in self.resource.fields if f.name == name)
-            field = spec.model_field
-            load = listplans.content_types(
-                field.remote_field.through, f"{field.m2m_field_name()}_id", field.m2m_reverse_field_name()
-            )
-        else:
-            field_def = schema_field(self.resource, name)
-            load, inside = listplans.related_list(ObjectPlan, relation, node, field_def)
-            self.inside |= inside
+        field_def = schema_field(self.resource, name)
+        load, inside = listplans.related_list(ObjectPlan, relation, node, field_def)
+        self.inside |= inside
+        return self.list_slot(text, load, name)
+
+    def list_slot(self, text: JsonText, load, name: str) -> None:
+        """A list loaded for the whole page by `load(ids, base, viewer)`; a many-to-many field's
+        is known empty after some writes (fetch's `empty`)."""
         slot = f"list{len(self.lists)}"
         self.lists[slot] = load
         if any(f.name == name and f.kind != REVERSE for f in self.resource.fields):

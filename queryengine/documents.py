@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import legacy, query
+from . import legacy, query, twins
 from .naturalslug import NAME as NATURAL_SLUG
 from .registry import (
     COMPUTED,
@@ -79,7 +79,7 @@ def selection(
             if top and (spec.name in resource.loaded or spec.name in many):
                 parts.append(f"{spec.name}(depth: {depth})")
         elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED, FILE):
-            parts.append(spec.name)
+            parts.append(twins.selected(spec))
         elif spec.kind == GENERIC:
             union = spec.name in resource.unions
             parts.append(f"{spec.name} {{ {_generic(spec, depth if top else 0, union)} }}")
@@ -90,7 +90,7 @@ def selection(
                 parts.append(f"{spec.name} {{ {_related(target, depth, generic)} }}")
         elif top and spec.name in many:
             if spec.kind == CONTENT_TYPES:
-                parts.append(spec.name)
+                parts.append(twins.selected(spec))
             elif spec.kind in (MANY_TO_MANY, REVERSE) and resource_for(spec.target) is not None:
                 parts.append(f"{spec.name} {{ {_related(resource_for(spec.target), depth)} }}")
     parts += resource.timestamps
@@ -186,7 +186,7 @@ def _render(shown, within: frozenset) -> str:
     for entry in shown:
         key = entry.key if entry.key == entry.name else f"{entry.key}: {entry.name}"
         if entry.form == legacy.VALUE:
-            parts.append(key)
+            parts.append(key if entry.spec is None else twins.selected(entry.spec, entry.key))
         elif entry.form == legacy.INCLUDED:
             parts.append(f"{key}(depth: 0)")
         elif entry.form == legacy.CHOICE:

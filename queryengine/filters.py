@@ -263,12 +263,13 @@ class Filter:
 class Family:
     """The lookups a field's kind takes: `parse` reads the values of the exact ones (`` and
     `n`), `loose` those of the others (a choice field's `__ic` takes any text), `argument` is
-    their GraphQL type."""
+    their GraphQL type and `isnull` that of `__isnull`."""
 
     lookups: dict
     parse: object = None
     loose: object = None
     argument: str = LIST_ARGUMENT
+    isnull: str = BOOLEAN_ARGUMENT
 
 
 NO_FAMILY = Family({})
@@ -286,7 +287,8 @@ def _family(model_field) -> Family:
     if isinstance(model_field, models.DateField):
         return Family(NUMERIC_LOOKUPS, parse_date_value, parse_date_value)
     if isinstance(model_field, models.IntegerField) and model_field.choices:
-        return _choice_family(model_field)  # a number among choices (a rack's width), as text
+        # A number among choices (a rack's width), as text; its `__isnull` too, as the reference's.
+        return replace(_choice_family(model_field), isnull=LIST_ARGUMENT)
     if isinstance(model_field, models.DecimalField | models.FloatField):
         return Family(NUMERIC_LOOKUPS, parse_decimal, parse_decimal, FLOAT_ARGUMENT)
     if isinstance(model_field, models.IntegerField):
@@ -369,7 +371,7 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             key = f"{name}__{suffix}" if suffix else name
             exact = suffix in EXACT_SUFFIXES and lookup == "exact"
             parse = TEXT_PARSERS.get(lookup, family.parse if exact else family.loose)
-            argument = BOOLEAN_ARGUMENT if lookup == "isnull" else family.argument
+            argument = family.isnull if lookup == "isnull" else family.argument
             found[key] = Filter(key, path, lookup, negate, parse, kind, legacy=legacy, argument=argument)
 
     for name, path in membership_relations(resource).items():
@@ -433,7 +435,7 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 custom_filter.samples,
                 legacy=name in legacy,
                 reader=custom_filter.reader,
-                argument=BOOLEAN_ARGUMENT if custom_filter.boolean else LIST_ARGUMENT,
+                argument=custom_argument(custom_filter),
             )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
@@ -483,6 +485,11 @@ def _relayed(resource: Resource):
             model = related_model_at(target.model, "__".join(parents)) if parents else target.model
             fk = model._meta.get_field(last.removesuffix("_id"))
             yield name, f"{spec.name}__{path}", fk, last != fk.name
+
+
+def custom_argument(custom: CustomFilter) -> str:
+    """A declared filter's GraphQL type: one Boolean, whole numbers or text."""
+    return BOOLEAN_ARGUMENT if custom.boolean else INT_ARGUMENT if custom.number else LIST_ARGUMENT
 
 
 def _custom_family(resource: Resource, name: str, custom: CustomFilter) -> dict[str, tuple]:

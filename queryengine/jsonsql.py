@@ -125,6 +125,26 @@ class JsonBool(Func):
         return self.template.replace("%(expressions)s", sql), list(params) * 2
 
 
+class JsonName(Func):
+    """The JSON text of the name `names` ({value: name}) gives a column's value: one CASE over
+    the values, written into the statement; null for NULL and any other value."""
+
+    output_field = TEXT
+
+    def __init__(self, expression, names: dict):
+        super().__init__(expression)
+        self.names = names
+
+    def as_sql(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        branches = " ".join(
+            f"WHEN {Literal(value).as_sql(compiler, connection)[0]} "
+            f"THEN {const(json_const(name)).as_sql(compiler, connection)[0]}"
+            for value, name in self.names.items()
+        )
+        return f"(CASE {sql} {branches} ELSE 'null' END)", params
+
+
 # Stands for the value a prepared query is run with (an id set, say): a parameter filled at each
 # execution.
 SLOT = object()

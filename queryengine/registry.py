@@ -89,7 +89,8 @@ class CustomFilter:
     GraphQL takes a `Boolean`, REST the last value given (parse with `parse_bool`).
 
     `negated`: also `<name>__n`, the objects matching none of the values. `present() -> Q`: also
-    `<name>__isnull` (a boolean), true selecting the objects `present` does not."""
+    `<name>__isnull` (a boolean), true selecting the objects `present` does not. `number`: the
+    values are whole numbers (GraphQL takes `[Int]`, a single `Int` too), as the reference's."""
 
     build: Callable
     parse: Callable | None = None
@@ -99,6 +100,7 @@ class CustomFilter:
     boolean: bool = False
     negated: bool = False
     present: Callable | None = None
+    number: bool = False
 
 
 @dataclass(frozen=True)

@@ -100,8 +100,8 @@ def backward(name: str, target: type[models.Model], field) -> Relation:
 
 
 def of_spec(spec) -> Relation | None:
-    """The relation behind a list field of a resource's declaration (None: content types)."""
-    if spec.kind == MANY_TO_MANY:
+    """The relation behind a list field of a resource's declaration (content types included)."""
+    if spec.kind in (MANY_TO_MANY, CONTENT_TYPES):
         return forward(spec.model_field, spec.name)
     if spec.kind == REVERSE:
         return backward(spec.name, spec.target, spec.model_field)
@@ -182,7 +182,7 @@ def list_relation(resource: Resource, name: str) -> Relation | None:
     """The relation a list field of the resource's GraphQL type reads (None: not such a list)."""
     spec = next((s for s in resource.fields if s.name == name), None)
     if spec is not None:
-        return of_spec(spec) if spec.kind != CONTENT_TYPES and resource_for(spec.target) else None
+        return of_spec(spec) if resource_for(spec.target) else None
     return relations_of(resource).get(name)
 
 

@@ -91,9 +91,10 @@ class Date(graphene.Scalar):
 
 
 class Decimal(graphene.Scalar):
-    """Decimals leave as JSON numbers (like the reference server), not strings."""
+    """Decimals as text with their stored places ("0.95", "10.100000"), as the reference's
+    schema (graphene's Decimal) shows them."""
 
-    serialize = staticmethod(_to_float)
+    serialize = staticmethod(str)
     parse_value = staticmethod(lambda value: decimal.Decimal(str(value)))
 
     @staticmethod
@@ -103,11 +104,10 @@ class Decimal(graphene.Scalar):
         return None
 
 
-class DecimalText(Decimal):
-    """Decimals shown as strings with their stored places ("0.95"), for the fields that say so;
-    read as Decimal reads them."""
+class DecimalNumber(Decimal):
+    """Decimals as JSON numbers: REST's form of a decimal field that does not say text (twins)."""
 
-    serialize = staticmethod(str)
+    serialize = staticmethod(_to_float)
 
 
 class BigInt(graphene.Scalar):
@@ -127,7 +127,7 @@ SCALARS: list[tuple[type, type, object]] = [
     (models.UUIDField, UUID, None),
     (models.DateTimeField, DateTime, None),
     (models.DateField, Date, None),
-    (models.DecimalField, Decimal, _to_float),
+    (models.DecimalField, Decimal, str),
     (models.FloatField, graphene.Float, None),
     (models.BigIntegerField, BigInt, None),
     (models.IntegerField, graphene.Int, None),
@@ -138,8 +138,6 @@ SCALARS: list[tuple[type, type, object]] = [
 
 
 def scalar_for(model_field) -> tuple[type, object]:
-    if getattr(model_field, "shown_as_text", False):
-        return DecimalText, str
     for field_class, scalar, converter in SCALARS:
         if isinstance(model_field, field_class):
             return scalar, converter

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import graphene
-from django.contrib.contenttypes.models import ContentType
 from graphene_django import DjangoObjectType
 
-from . import customschema, naturalslug, otherfields, query, relatedlists, uploads
+from . import customschema, naturalslug, otherfields, query, relatedlists, twins, uploads
 from .documents import GENERIC_MARK
 from .filters import (
     BIG_INT_ARGUMENT,
@@ -44,6 +43,7 @@ from .registry import (
 )
 from .scalars import UUID, BigInt, GenericScalar, scalar_for
 from .selections import OBJECT_INTERFACE
+from .twins import content_type_label
 
 
 @dataclass
@@ -69,10 +69,6 @@ class RequestContext:
 
 def object_url(context, resource: Resource, pk) -> str | None:
     return f"{context.base_url}{resource.route}/{pk}/" if resource.routed else None
-
-
-def content_type_label(ct: ContentType | None) -> str | None:
-    return None if ct is None else f"{ct.app_label}.{ct.model}"
 
 
 def value_at(obj, path: str):
@@ -207,12 +203,14 @@ def _field_attrs(resource: Resource) -> dict:
         )
     for spec in resource.fields:
         name = spec.name
-        if spec.kind == SCALAR and name in resource.shown_once:
+        if (own := twins.own_form(spec)) is not None:
+            attrs[name] = own.field(spec)
+        elif spec.kind == SCALAR and name in resource.shown_once:
             attrs[name] = graphene.Field(
                 scalar_for(spec.model_field)[0],
                 resolver=lambda root, info, _n=spec.model_field.attname: shown_once_value(root, _n),
             )
-        elif spec.kind == FOREIGN_KEY:
+        elif spec.kind in (FOREIGN_KEY, CONTENT_TYPE):  # a content type: its object, as the reference's
             if resource_for(spec.target) is not None:
                 attrs[name] = graphene.Field(
                     _type_of(spec.target),
@@ -220,16 +218,9 @@ def _field_attrs(resource: Resource) -> dict:
                         root, info, _n, resource_for(_t)
                     ),
                 )
-        elif spec.kind == MANY_TO_MANY:
+        elif spec.kind in (MANY_TO_MANY, CONTENT_TYPES):
             if resource_for(spec.target) is not None:
                 attrs[name] = related_list_field(relatedlists.of_spec(spec))
-        elif spec.kind == CONTENT_TYPES:
-            attrs[name] = graphene.List(
-                graphene.String,
-                resolver=lambda root, info, _n=name: [
-                    content_type_label(ct) for ct in getattr(root, _n).order_by("app_label", "model")
-                ],
-            )
         elif spec.kind == COMPUTED:
             output = {"string": graphene.String, "integer": graphene.Int, "object": GenericScalar}
             attrs[name] = output[spec.computed.output](
@@ -251,10 +242,6 @@ def _field_attrs(resource: Resource) -> dict:
                 _type_of(spec.target),
                 resolver=lambda root, info, _d=spec.derived: derived_object(root, info, _d),
             )
-        elif spec.kind == CONTENT_TYPE:
-            attrs[name] = graphene.String(
-                resolver=lambda root, info, _n=name: content_type_label(getattr(root, _n))
-            )
         elif spec.kind == FILE:
             attrs[name] = graphene.String(
                 resolver=lambda root, info, _n=spec.model_field.attname: uploads.url(
@@ -270,12 +257,8 @@ def _field_attrs(resource: Resource) -> dict:
                     content_type_label(value_at(root, _t)), value_at(root, _i), info.context
                 ),
             )
-        elif spec.choices is not None:
-            attrs[name] = GenericScalar(
-                resolver=lambda root, info, _n=spec.model_field.attname, _r=spec.render_choice: _r(
-                    getattr(root, _n)
-                )
-            )
+        elif twins.is_choice(spec):
+            attrs[name] = twins.choice_field(spec)
         else:
             scalar, _ = scalar_for(spec.model_field)
             attrs[name] = graphene.Field(scalar)
@@ -283,6 +266,7 @@ def _field_attrs(resource: Resource) -> dict:
         attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
     attrs.update(generic_by_type_fields(resource))
     attrs.update(graphql_name_fields(resource))
+    attrs.update(twins.schema_fields(resource))
     for name, rel in otherfields.reverse_ones(resource).items():
         if name not in attrs:
             target = resource_for(rel.related_model)
@@ -400,7 +384,7 @@ def share_list_arguments(built: graphene.Schema) -> None:
 def _list_fields(resource: Resource):
     """(name, member resource) of each list of related objects of a resource's type."""
     for spec in resource.fields:
-        if spec.kind in (MANY_TO_MANY, REVERSE) and resource_for(spec.target) is not None:
+        if spec.kind in (MANY_TO_MANY, CONTENT_TYPES, REVERSE) and resource_for(spec.target) is not None:
             yield spec.name, resource_for(spec.target)
     for name, relation in relatedlists.relations_of(resource).items():
         yield name, resource_for(relation.target)

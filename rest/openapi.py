@@ -87,8 +87,8 @@ def query(
 
 
 def filter_item_schema(resource: Resource, f) -> dict:
-    if f.lookup == "isnull":
-        return {"type": "boolean"}
+    if f.lookup == "isnull":  # one Boolean, or text such as "true" (an integer choice's, as the reference's)
+        return {"type": "boolean"} if f.argument == BOOLEAN_ARGUMENT else {"type": "string"}
     if f.kind == "related":
         return {"type": "string", "description": "id or natural key"}
     if f.kind == "tags":

@@ -38,7 +38,7 @@ def test_a_device_is_read_by_an_id_variable(api, sample):
     assert device["interfaces"] == [
         {
             "name": "Ethernet1",
-            "mode": {"value": "access", "label": "Access"},
+            "mode": "ACCESS",  # the reference's enum
             "ip_addresses": [{"address": f"{host}/{length}"}],
             "lag": {"name": "bond0"},
         }

@@ -334,5 +334,5 @@ def test_graphql_reads_the_same_objects(api, sample):
     assert response.status_code == 200, response.content
     (server,) = response.json()["data"]["virtual_servers"]
     assert server["port"] == 25 and server["vip"]["address"] == "192.0.2.1/32"
-    assert server["load_balancer_pool"] == {"name": "mail-pool"} and server["protocol"]["value"] == "tcp"
+    assert server["load_balancer_pool"] == {"name": "mail-pool"} and server["protocol"] == "TCP"
     assert server["certificate_profiles"] == [{"name": "frontend-cert"}]

@@ -16,6 +16,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
+from queryengine import twins
 from queryengine.errors import NotFound, PermissionDenied, StatementTimeout, ValidationFailed
 from queryengine.filters import CUSTOM_FIELD_FILTER, CUSTOM_FIELD_PREFIX, FilterError
 from queryengine.permissions import allowed_rows, can_view
@@ -381,7 +382,7 @@ def changes_of(request, pk) -> list | None:
         return None
     document = (
         f"query ($id: [String]) {{ object_changes(changed_object_id: $id, limit: {CHANGES_SHOWN}) "
-        "{ id time user_name action request_id object_repr } }"
+        f"{{ id time user_name {twins.selected_named(changes, 'action')} request_id object_repr }} }}"
     )
     return graphql(request, document, {"id": [str(pk)]})["object_changes"]
 

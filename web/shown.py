@@ -11,6 +11,7 @@ from html import escape
 import orjson
 from django.utils.text import capfirst
 
+from queryengine import twins
 from queryengine.query import filters_of, sortable_fields
 from queryengine.registry import (
     COMPUTED,
@@ -100,7 +101,7 @@ def selection(spec) -> str:
     """The GraphQL selection of one column: related objects by id and label."""
     if spec.kind == FOREIGN_KEY:
         return f"{spec.name} {{ id display object_type }}"
-    return spec.name
+    return twins.selected(spec)
 
 
 def sortable(resource: Resource, spec) -> bool:

@@ -56,4 +56,5 @@ PORTS_FILTER = CustomFilter(
     parse_port,
     lambda service, numbers: bool(set(numbers) & set(service.ports or [])),
     lambda services: sorted({port for service in services for port in service.ports or []})[:2],
+    number=True,
 )

@@ -71,7 +71,7 @@ def holding(name: str) -> CustomFilter:
         present = [v for o in objects for v in getattr(o, name) or []]
         return [str(present[0]), [str(present[-1]), "7"]] if present else []
 
-    return CustomFilter(build, parse_int, oracle, samples)
+    return CustomFilter(build, parse_int, oracle, samples, number=True)
 
 
 def rate_search(value: str) -> Q:

@@ -5,7 +5,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from inventory.base import PrimaryModel
+from inventory.base import PrimaryModel, graphql_as_rest
 
 from .. import choices
 from .cabletypes import CableToCableTermination, count_connected_lanes, end_field
@@ -42,9 +42,13 @@ class CableTermination(models.Model):
 class Cable(PrimaryModel):
     natural_key_field_names = ("pk",)
 
-    termination_a_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    termination_a_type = graphql_as_rest(
+        models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    )
     termination_a_id = models.UUIDField()
-    termination_b_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    termination_b_type = graphql_as_rest(
+        models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    )
     termination_b_id = models.UUIDField()
     type = models.CharField(max_length=50, choices=choices.CABLE_TYPES, blank=True)
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
