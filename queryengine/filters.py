@@ -36,6 +36,7 @@ from .registry import (
     custom_field_support,
     resource_for,
 )
+from .relationnames import to_many
 from .timeouts import linear_pattern
 
 CUSTOM_FIELD_FILTER = "cf"  # the argument carrying every cf_ filter
@@ -334,24 +335,11 @@ def nullable_at(model: type[models.Model], path: str) -> bool:
 
 
 def membership_relations(resource: Resource) -> dict[str, str]:
-    """`has_<relation>` filters: every relation to many objects of a registered model (the
-    objects whose foreign key or many-to-many field points here, and this model's many-to-many
-    fields) by the name its lists have, and the declared ones (`Resource.has`: a nullable
-    foreign key such as a port's cable): name -> ORM path."""
-    from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel, OneToOneRel
-
-    found = {}
-    for rel in resource.model._meta.get_fields():
-        if isinstance(rel, OneToOneRel) or not isinstance(rel, ManyToOneRel | ManyToManyRel) or rel.hidden:
-            continue
-        if resource_for(rel.related_model) is not None:
-            found[rel.get_accessor_name()] = rel.name
-    for spec in resource.fields:
-        if spec.kind == MANY_TO_MANY and spec.name != "tags" and resource_for(spec.target) is not None:
-            found[spec.name] = spec.name
-    for name in resource.has:
-        found[name] = name
-    return found
+    """`has_<relation>` filters: every relation to many objects of a registered model
+    (relationnames.to_many) by its reference name, and the declared ones (`Resource.has`: a
+    nullable foreign key such as a port's cable): name -> ORM path."""
+    found = {relation.name: relation.path for relation in to_many(resource)}
+    return {**found, **{name: name for name in resource.has}}
 
 
 def build_filters(resource: Resource) -> dict[str, Filter]:
@@ -404,9 +392,9 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     for name in resource.timestamps:
         family = Family(NUMERIC_LOOKUPS, parse_datetime_value, parse_datetime_value)
         add(name, name, family, nullable=model._meta.get_field(name).null)
-    for name, path in _to_many(resource):
-        if name not in found:  # a field of the model's own, or an earlier relation
-            add(name, path, RELATED, "related", nullable=True)
+    for relation in to_many(resource):
+        if relation.by_member and relation.name not in found:  # not a field of the model's own
+            add(relation.name, relation.path, RELATED, "related", nullable=True)
     for name, path, fk, by_id in _relayed(resource):
         if name in found:  # the model's own field of that name
             continue
@@ -444,23 +432,6 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields", argument=CUSTOM_FIELDS_ARGUMENT
         )
     return found
-
-
-def _to_many(resource: Resource):
-    """(name, ORM path) of the relations to many objects of other registered models, named by id
-    or name: many-to-many fields (a device's `software_image_files`) and other models' foreign
-    keys pointing here (a device's `interfaces`), those of association tables (no custom fields)
-    aside. Named as the objects read them (the accessor), where the ORM names them so too."""
-    for spec in resource.fields:
-        if spec.kind == MANY_TO_MANY and spec.name != "tags" and resource_for(spec.target) is not None:
-            yield spec.name, spec.name
-    for relation in resource.model._meta.related_objects:
-        target = resource_for(relation.related_model)
-        if relation.one_to_one or relation.hidden or target is None or not target.has_custom_fields:
-            continue
-        name = relation.get_accessor_name()
-        if name and name == relation.name:
-            yield name, name
 
 
 def _relayed(resource: Resource):

@@ -313,6 +313,10 @@ class Resource:
     # model>", the members and the ORM path from them to their owner (a device's `all_modules`:
     # "dcim.Module.parent_module_bay__parent_device").
     lists: dict[str, str] = field(default_factory=dict)
+    # The names the reference gives the lists this model's foreign keys make on the objects they
+    # point at, where no rule derives them from the ORM's (relationnames.reference_name): {foreign
+    # key: name}, a VM interface's {"parent_interface": "child_interfaces"}.
+    list_names: dict[str, str] = field(default_factory=dict)
     # Lists of this resource's objects GraphQL shows on the objects they point at: name -> GenericList.
     generic_lists: dict[str, GenericList] = field(default_factory=dict)
     filters: dict[str, CustomFilter] = field(default_factory=dict)

@@ -361,6 +361,10 @@ register(
     Resource(
         DeviceTypeToSoftwareImageFile,
         "dcim/device-types-to-software-image-files",
+        list_names={
+            "device_type": "software_image_file_mappings",
+            "software_image_file": "device_type_mappings",
+        },
         display=Display(
             ("device_type__manufacturer__name", "device_type__model", "software_image_file__image_file_name"),
             lambda manufacturer, model, image: f"{manufacturer} {model}: {image}",
@@ -438,6 +442,7 @@ register(
         search=("description",),
         natural_key=None,
         owner_field="user",
+        list_names={"rack": "rack_reservations"},
         legacy=Legacy(nested=("user", "units")),
     )
 )

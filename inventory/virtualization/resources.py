@@ -74,6 +74,7 @@ register(
         search=("name", "description", "mac_address"),
         read_only=("ip_addresses",),
         graphql_list="vm_interfaces",
+        list_names={"parent_interface": "child_interfaces", "bridge": "bridged_interfaces"},
         natural_key=None,
         changes_relate_to=("virtual_machine",),
         legacy=Legacy(nested=("virtual_machine", "name"), since={"status": "1.3"}),
