@@ -202,6 +202,9 @@ def parse_regex(value: str):
 LIST_ARGUMENT, CUSTOM_FIELDS_ARGUMENT, BOOLEAN_ARGUMENT = "[String]", "GenericScalar", "Boolean"
 INT_ARGUMENT, BIG_INT_ARGUMENT, FLOAT_ARGUMENT = "[Int]", "[BigInt]", "[Float]"
 NUMBER_ARGUMENTS = (INT_ARGUMENT, BIG_INT_ARGUMENT, FLOAT_ARGUMENT)
+# Declared filters taking one value, the last given (CustomFilter.argument), as the reference's.
+STRING_ARGUMENT, ONE_INT_ARGUMENT = "String", "Int"
+SINGLE_ARGUMENTS = (BOOLEAN_ARGUMENT, STRING_ARGUMENT, ONE_INT_ARGUMENT)
 
 
 @dataclass(frozen=True)
@@ -404,7 +407,12 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         else:
             add(name, path, RELATED, "related", nullable=fk.null)
     for name, path in resource.relations.items():
-        add(name, path, RELATED, "related", nullable=nullable_at(model, path))
+        *parents, last = path.split("__")
+        end = related_model_at(model, "__".join(parents))._meta.get_field(last) if parents else None
+        if end is not None and not end.is_relation:  # a field of a related object, by its lookups
+            add(name, path, _family(end))
+        else:
+            add(name, path, RELATED, "related", nullable=nullable_at(model, path))
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
     legacy = set(resource.legacy.filters)
     for name, custom in {**extended, **resource.filters, **resource.legacy.filters}.items():
@@ -421,7 +429,9 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 custom_filter.samples,
                 legacy=name in legacy,
                 reader=custom_filter.reader,
-                argument=BOOLEAN_ARGUMENT if custom_filter.boolean else LIST_ARGUMENT,
+                argument=BOOLEAN_ARGUMENT
+                if custom_filter.boolean
+                else custom_filter.argument or LIST_ARGUMENT,
             )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
@@ -482,7 +492,7 @@ def _custom_family(resource: Resource, name: str, custom: CustomFilter) -> dict[
 
 def related_model_at(model: type[models.Model], path: str) -> type[models.Model]:
     """The model at the end of an ORM path of relations (`device_type__manufacturer`)."""
-    for part in path.split("__"):
+    for part in filter(None, path.split("__")):
         model = model._meta.get_field(part).related_model
     return model
 

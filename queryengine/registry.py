@@ -89,7 +89,9 @@ class CustomFilter:
     GraphQL takes a `Boolean`, REST the last value given (parse with `parse_bool`).
 
     `negated`: also `<name>__n`, the objects matching none of the values. `present() -> Q`: also
-    `<name>__isnull` (a boolean), true selecting the objects `present` does not."""
+    `<name>__isnull` (a boolean), true selecting the objects `present` does not. `argument`: the
+    GraphQL type of a filter taking one value (the last given: "String", "Int") or numbers
+    ("[Int]"), as the reference types it; None: a list of strings."""
 
     build: Callable
     parse: Callable | None = None
@@ -99,6 +101,7 @@ class CustomFilter:
     boolean: bool = False
     negated: bool = False
     present: Callable | None = None
+    argument: str | None = None
 
 
 @dataclass(frozen=True)
@@ -322,7 +325,8 @@ class Resource:
     filters: dict[str, CustomFilter] = field(default_factory=dict)
     search_q: Callable | None = None  # str -> Q, replacing the `search` fields' icontains
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
-    # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter.
+    # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter; a path
+    # ending at a field of one (`interfaces__mac_address`) takes that field's lookups.
     relations: dict[str, str] = field(default_factory=dict)
     # Filters every model pointing here by a foreign key named as this model (`tenant`) takes
     # through it: name -> ORM path from here. A tenant's {"tenant_group": "tenant_group"} gives a
