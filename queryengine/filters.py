@@ -411,6 +411,9 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         end = related_model_at(model, "__".join(parents))._meta.get_field(last) if parents else None
         if end is not None and not end.is_relation:  # a field of a related object, by its lookups
             add(name, path, _family(end))
+        elif end is not None and last != end.name:  # a foreign key's column (`cluster_id`): by id
+            parse = parse_int if isinstance(end.target_field, models.IntegerField) else parse_uuid
+            add(name, path, Family(EXACT_LOOKUPS, parse, parse), nullable=nullable_at(model, path))
         else:
             add(name, path, RELATED, "related", nullable=nullable_at(model, path))
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}

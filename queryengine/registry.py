@@ -326,7 +326,8 @@ class Resource:
     search_q: Callable | None = None  # str -> Q, replacing the `search` fields' icontains
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
     # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter; a path
-    # ending at a field of one (`interfaces__mac_address`) takes that field's lookups.
+    # ending at a field of one (`interfaces__mac_address`) takes that field's lookups, one ending at
+    # a foreign key's column (`virtual_machine__cluster_id`) ids only.
     relations: dict[str, str] = field(default_factory=dict)
     # Filters every model pointing here by a foreign key named as this model (`tenant`) takes
     # through it: name -> ORM path from here. A tenant's {"tenant_group": "tenant_group"} gives a

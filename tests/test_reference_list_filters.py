@@ -246,3 +246,30 @@ def test_virtual_chassis_by_their_masters_location(api):
     assert str(chassis.pk) in expected
     assert ids(api, "dcim/virtual-chassis", {"location": location.name}) == expected
     assert ids(api, "dcim/virtual-chassis", {"location__n": location.name}) == everything - expected
+
+
+def test_one_value_filters_are_typed_as_the_reference_types_them(api):
+    from queryengine.schema import schema
+
+    fields = schema.graphql_schema.query_type.fields
+    typed = {
+        ("interfaces", "device_with_common_vc"): "String",
+        ("interfaces", "vlan_id"): "String",
+        ("interfaces", "vlan"): "Int",
+        ("locations", "max_depth"): "Int",
+        ("prefixes", "present_in_vrf_id"): "String",
+        ("prefixes", "vlan_vid"): "[Int]",
+        ("devices", "mac_address__ic"): "[String]",
+        ("devices", "has_empty_module_bays"): "Boolean",
+    }
+    for (field, argument), kind in typed.items():
+        assert str(fields[field].args[argument].type) == kind, (field, argument)
+    # REST takes the last value of a one-value filter; the document shows one value.
+    document = orjson.loads(api.get("/api/swagger.json").content)
+    parameters = {p["name"]: p for p in document["paths"]["/dcim/locations/"]["get"]["parameters"]}
+    assert parameters["max_depth"]["schema"]["type"] == "integer"
+    assert parameters["subtree"]["schema"]["type"] == "array"
+    top = pks(Location.objects.filter(parent__isnull=True))
+    assert ids(api, "dcim/locations", {"max_depth": ["3", "1"]}) == top
+    body = api.json("/api/dcim/locations/", {"max_depth": "deep"}, status=400)
+    assert list(body) == ["max_depth"]
