@@ -36,6 +36,7 @@ from .registry import (
     custom_field_support,
     resource_for,
 )
+from .relationnames import to_many
 from .timeouts import linear_pattern
 
 CUSTOM_FIELD_FILTER = "cf"  # the argument carrying every cf_ filter
@@ -201,6 +202,9 @@ def parse_regex(value: str):
 LIST_ARGUMENT, CUSTOM_FIELDS_ARGUMENT, BOOLEAN_ARGUMENT = "[String]", "GenericScalar", "Boolean"
 INT_ARGUMENT, BIG_INT_ARGUMENT, FLOAT_ARGUMENT = "[Int]", "[BigInt]", "[Float]"
 NUMBER_ARGUMENTS = (INT_ARGUMENT, BIG_INT_ARGUMENT, FLOAT_ARGUMENT)
+# Declared filters taking one value, the last given (CustomFilter.argument), as the reference's.
+STRING_ARGUMENT, ONE_INT_ARGUMENT = "String", "Int"
+SINGLE_ARGUMENTS = (BOOLEAN_ARGUMENT, STRING_ARGUMENT, ONE_INT_ARGUMENT)
 
 
 @dataclass(frozen=True)
@@ -336,24 +340,11 @@ def nullable_at(model: type[models.Model], path: str) -> bool:
 
 
 def membership_relations(resource: Resource) -> dict[str, str]:
-    """`has_<relation>` filters: every relation to many objects of a registered model (the
-    objects whose foreign key or many-to-many field points here, and this model's many-to-many
-    fields) by the name its lists have, and the declared ones (`Resource.has`: a nullable
-    foreign key such as a port's cable): name -> ORM path."""
-    from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel, OneToOneRel
-
-    found = {}
-    for rel in resource.model._meta.get_fields():
-        if isinstance(rel, OneToOneRel) or not isinstance(rel, ManyToOneRel | ManyToManyRel) or rel.hidden:
-            continue
-        if resource_for(rel.related_model) is not None:
-            found[rel.get_accessor_name()] = rel.name
-    for spec in resource.fields:
-        if spec.kind == MANY_TO_MANY and spec.name != "tags" and resource_for(spec.target) is not None:
-            found[spec.name] = spec.name
-    for name in resource.has:
-        found[name] = name
-    return found
+    """`has_<relation>` filters: every relation to many objects of a registered model
+    (relationnames.to_many) by its reference name, and the declared ones (`Resource.has`: a
+    nullable foreign key such as a port's cable): name -> ORM path."""
+    found = {relation.name: relation.path for relation in to_many(resource)}
+    return {**found, **{name: name for name in resource.has}}
 
 
 def build_filters(resource: Resource) -> dict[str, Filter]:
@@ -406,9 +397,9 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     for name in resource.timestamps:
         family = Family(NUMERIC_LOOKUPS, parse_datetime_value, parse_datetime_value)
         add(name, name, family, nullable=model._meta.get_field(name).null)
-    for name, path in _to_many(resource):
-        if name not in found:  # a field of the model's own, or an earlier relation
-            add(name, path, RELATED, "related", nullable=True)
+    for relation in to_many(resource):
+        if relation.by_member and relation.name not in found:  # not a field of the model's own
+            add(relation.name, relation.path, RELATED, "related", nullable=True)
     for name, path, fk, by_id in _relayed(resource):
         if name in found:  # the model's own field of that name
             continue
@@ -418,7 +409,15 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         else:
             add(name, path, RELATED, "related", nullable=fk.null)
     for name, path in resource.relations.items():
-        add(name, path, RELATED, "related", nullable=nullable_at(model, path))
+        *parents, last = path.split("__")
+        end = related_model_at(model, "__".join(parents))._meta.get_field(last) if parents else None
+        if end is not None and not end.is_relation:  # a field of a related object, by its lookups
+            add(name, path, _family(end))
+        elif end is not None and last != end.name:  # a foreign key's column (`cluster_id`): by id
+            parse = parse_int if isinstance(end.target_field, models.IntegerField) else parse_uuid
+            add(name, path, Family(EXACT_LOOKUPS, parse, parse), nullable=nullable_at(model, path))
+        else:
+            add(name, path, RELATED, "related", nullable=nullable_at(model, path))
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
     legacy = set(resource.legacy.filters)
     for name, custom in {**extended, **resource.filters, **resource.legacy.filters}.items():
@@ -448,23 +447,6 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     return found
 
 
-def _to_many(resource: Resource):
-    """(name, ORM path) of the relations to many objects of other registered models, named by id
-    or name: many-to-many fields (a device's `software_image_files`) and other models' foreign
-    keys pointing here (a device's `interfaces`), those of association tables (no custom fields)
-    aside. Named as the objects read them (the accessor), where the ORM names them so too."""
-    for spec in resource.fields:
-        if spec.kind == MANY_TO_MANY and spec.name != "tags" and resource_for(spec.target) is not None:
-            yield spec.name, spec.name
-    for relation in resource.model._meta.related_objects:
-        target = resource_for(relation.related_model)
-        if relation.one_to_one or relation.hidden or target is None or not target.has_custom_fields:
-            continue
-        name = relation.get_accessor_name()
-        if name and name == relation.name:
-            yield name, name
-
-
 def _relayed(resource: Resource):
     """(name, ORM path, the foreign key at its end, whether the path ends at its id column) of the
     filters the models this one points at relay to it (`Resource.relayed`): `tenant_group`
@@ -489,7 +471,7 @@ def _relayed(resource: Resource):
 
 def custom_argument(custom: CustomFilter) -> str:
     """A declared filter's GraphQL type: one Boolean, whole numbers or text."""
-    return BOOLEAN_ARGUMENT if custom.boolean else INT_ARGUMENT if custom.number else LIST_ARGUMENT
+    return BOOLEAN_ARGUMENT if custom.boolean else custom.argument or LIST_ARGUMENT
 
 
 def _custom_family(resource: Resource, name: str, custom: CustomFilter) -> dict[str, tuple]:
@@ -518,7 +500,7 @@ def _custom_family(resource: Resource, name: str, custom: CustomFilter) -> dict[
 
 def related_model_at(model: type[models.Model], path: str) -> type[models.Model]:
     """The model at the end of an ORM path of relations (`device_type__manufacturer`)."""
-    for part in path.split("__"):
+    for part in filter(None, path.split("__")):
         model = model._meta.get_field(part).related_model
     return model
 

@@ -14,11 +14,13 @@ from django.db.models.functions import Coalesce
 from graphql import GraphQLError
 
 from .filters import (
-    BOOLEAN_ARGUMENT,
     FLOAT_ARGUMENT,
     INT_ARGUMENT,
     LIST_ARGUMENT,
     NUMBER_ARGUMENTS,
+    ONE_INT_ARGUMENT,
+    SINGLE_ARGUMENTS,
+    STRING_ARGUMENT,
     Filter,
     FilterError,
     apply_filters,
@@ -122,23 +124,28 @@ INT_RANGE = (-(2**31), 2**31 - 1)  # GraphQL's Int
 def _typed(f: Filter, values):
     """Query string values in the type of a filter's GraphQL argument (FilterError if one cannot
     be): a Boolean is the last value given, a list of numbers each value read as a number."""
-    if f.argument == BOOLEAN_ARGUMENT:
-        return f._parse(values if isinstance(values, str) else values[-1])
-    parsed = [
-        f._parse(v) if isinstance(v, str) else v for v in ([values] if isinstance(values, str) else values)
-    ]
+    if f.argument in SINGLE_ARGUMENTS:
+        last = values if isinstance(values, str) else values[-1]
+        parsed = [f._parse(last) if f.argument != STRING_ARGUMENT else last]
+        if f.argument != ONE_INT_ARGUMENT:
+            return parsed[0]
+    else:
+        parsed = [
+            f._parse(v) if isinstance(v, str) else v
+            for v in ([values] if isinstance(values, str) else values)
+        ]
     if f.argument == FLOAT_ARGUMENT:
         if not all(isinstance(v, int | float) or v.is_finite() for v in parsed):
             raise FilterError({f.name: ["Enter a number."]})
         return [float(v) for v in parsed]
-    if f.argument == INT_ARGUMENT:
+    if f.argument in (INT_ARGUMENT, ONE_INT_ARGUMENT):
         low, high = INT_RANGE
         for v in parsed:
             if v > high:
                 raise FilterError({f.name: [f"Ensure this value is less than or equal to {high}."]})
             if v < low:
                 raise FilterError({f.name: [f"Ensure this value is greater than or equal to {low}."]})
-    return parsed
+    return parsed[0] if f.argument == ONE_INT_ARGUMENT else parsed
 
 
 def argument_values(resource: Resource, user, given: dict) -> dict:
@@ -165,7 +172,7 @@ def argument_values(resource: Resource, user, given: dict) -> dict:
     return arguments
 
 
-TYPED_ARGUMENTS = (BOOLEAN_ARGUMENT, *NUMBER_ARGUMENTS)
+TYPED_ARGUMENTS = (*SINGLE_ARGUMENTS, *NUMBER_ARGUMENTS)
 
 
 def ordering(resource: Resource, order_by: list[str] | None) -> list[str]:

@@ -89,8 +89,9 @@ class CustomFilter:
     GraphQL takes a `Boolean`, REST the last value given (parse with `parse_bool`).
 
     `negated`: also `<name>__n`, the objects matching none of the values. `present() -> Q`: also
-    `<name>__isnull` (a boolean), true selecting the objects `present` does not. `number`: the
-    values are whole numbers (GraphQL takes `[Int]`, a single `Int` too), as the reference's."""
+    `<name>__isnull` (a boolean), true selecting the objects `present` does not. `argument`: the
+    GraphQL type of a filter taking one value (the last given: "String", "Int") or numbers
+    ("[Int]"), as the reference types it; None: a list of strings."""
 
     build: Callable
     parse: Callable | None = None
@@ -100,7 +101,7 @@ class CustomFilter:
     boolean: bool = False
     negated: bool = False
     present: Callable | None = None
-    number: bool = False
+    argument: str | None = None
 
 
 @dataclass(frozen=True)
@@ -315,12 +316,18 @@ class Resource:
     # model>", the members and the ORM path from them to their owner (a device's `all_modules`:
     # "dcim.Module.parent_module_bay__parent_device").
     lists: dict[str, str] = field(default_factory=dict)
+    # The names the reference gives the lists this model's foreign keys make on the objects they
+    # point at, where no rule derives them from the ORM's (relationnames.reference_name): {foreign
+    # key: name}, a VM interface's {"parent_interface": "child_interfaces"}.
+    list_names: dict[str, str] = field(default_factory=dict)
     # Lists of this resource's objects GraphQL shows on the objects they point at: name -> GenericList.
     generic_lists: dict[str, GenericList] = field(default_factory=dict)
     filters: dict[str, CustomFilter] = field(default_factory=dict)
     search_q: Callable | None = None  # str -> Q, replacing the `search` fields' icontains
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
-    # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter.
+    # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter; a path
+    # ending at a field of one (`interfaces__mac_address`) takes that field's lookups, one ending at
+    # a foreign key's column (`virtual_machine__cluster_id`) ids only.
     relations: dict[str, str] = field(default_factory=dict)
     # Filters every model pointing here by a foreign key named as this model (`tenant`) takes
     # through it: name -> ORM path from here. A tenant's {"tenant_group": "tenant_group"} gives a

@@ -26,17 +26,8 @@ from graphql import GraphQLError
 
 from . import query
 from .filters import apply_filters
-from .registry import (
-    CONTENT_TYPES,
-    MANY_TO_MANY,
-    REVERSE,
-    TYPE_EXTENSIONS,
-    Resource,
-    resource_for,
-    resources,
-    words,
-    words_of,
-)
+from .registry import CONTENT_TYPES, MANY_TO_MANY, REVERSE, TYPE_EXTENSIONS, Resource, resource_for, resources
+from .relationnames import hidden_name, reference_name
 
 PAGING = ("limit", "offset")
 # Fields every object type has whatever its model (schema.py): no relation takes their names.
@@ -106,23 +97,6 @@ def of_spec(spec) -> Relation | None:
     if spec.kind == REVERSE:
         return backward(spec.name, spec.target, spec.model_field)
     return None
-
-
-def reference_name(rel) -> str:
-    """The name the reference's schema gives a relation: its accessor, but one that runs its
-    members' model name together (`consoleports`, `frontporttemplates`: a relation named after
-    its members' class) in words (`console_ports`, `front_port_templates`)."""
-    name = rel.get_accessor_name()
-    return f"{words(rel.related_model)}s" if name == f"{rel.related_model._meta.model_name}s" else name
-
-
-def hidden_name(rel) -> str:
-    """The name the reference gives a relation without an accessor here (`related_name="+"`):
-    its members' plural name in words (a status's `ip_addresses`, a cable's `front_ports`), or
-    for tags, `<model>_set` (a tag's `device_set`)."""
-    if rel.many_to_many:
-        return f"{rel.related_model._meta.model_name}_set"
-    return words_of(rel.related_model._meta.verbose_name_plural)
 
 
 @cache

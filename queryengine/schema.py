@@ -22,6 +22,8 @@ from .filters import (
     FLOAT_ARGUMENT,
     INT_ARGUMENT,
     LIST_ARGUMENT,
+    ONE_INT_ARGUMENT,
+    STRING_ARGUMENT,
 )
 from .registry import (
     COMPUTED,
@@ -414,6 +416,8 @@ ARGUMENT_TYPES = {
     INT_ARGUMENT: lambda: graphene.List(graphene.Int),
     BIG_INT_ARGUMENT: lambda: graphene.List(BigInt),
     FLOAT_ARGUMENT: lambda: graphene.List(graphene.Float),
+    STRING_ARGUMENT: graphene.String,
+    ONE_INT_ARGUMENT: graphene.Int,
 }
 
 

@@ -15,12 +15,14 @@ from importlib import metadata
 from queryengine.filters import (
     BOOLEAN_ARGUMENT,
     CUSTOM_FIELD_FILTER,
+    SINGLE_ARGUMENTS,
     parse_bool,
     parse_date_value,
     parse_datetime_value,
     parse_decimal,
     parse_int,
     parse_uuid,
+    related_model_at,
 )
 from queryengine.query import filters_of, sortable_fields
 from queryengine.registry import Resource, resources
@@ -96,7 +98,8 @@ def filter_item_schema(resource: Resource, f) -> dict:
     if f.parse in PARSED_TYPES:
         return dict(PARSED_TYPES[f.parse])
     if getattr(f.parse, "__name__", "") == "parse_choice":
-        model_field = resource.model._meta.get_field(f.path)
+        *parents, last = f.path.split("__")
+        model_field = related_model_at(resource.model, "__".join(parents))._meta.get_field(last)
         return {"type": "string", "enum": [str(value) for value, _ in model_field.flatchoices]}
     return {"type": "string"}
 
@@ -117,7 +120,7 @@ def filter_parameters(resource: Resource, version: str) -> list[dict]:
         else:
             description = LOOKUP_MEANINGS.get(suffix, LOOKUP_MEANINGS[""])
         # A Boolean filter takes one value (the last, when repeated), as the reference's.
-        single = f.argument == BOOLEAN_ARGUMENT
+        single = f.argument in SINGLE_ARGUMENTS
         found.append(query(name, filter_item_schema(resource, f), description, repeat=not single))
     return found
 

@@ -11,10 +11,11 @@ from django.contrib.contenttypes.models import ContentType
 from inventory.extras.models import Contact, ContactAssociation, DynamicGroup, Role, Status, Team
 from inventory.extras.models.groups import StaticGroupAssociation
 from inventory.virtualization.models import VirtualMachine
-from queryengine.filters import _relayed, _to_many
+from queryengine.filters import _relayed
 from queryengine.permissions import restricted
 from queryengine.query import filters_of
-from queryengine.registry import resources
+from queryengine.registry import REVERSE, resources
+from queryengine.relationnames import to_many
 from rest import versioning
 
 RESOURCES = [r for r in resources() if r.served_at(versioning.DEFAULT)]
@@ -162,18 +163,24 @@ def test_virtual_machines_by_cluster_type_as_the_ansible_inventory_asks(api):
 
 # -- relations to many objects (a device's `interfaces`, `software_image_files`) ----------------
 
-TO_MANY = [(r, name) for r in RESOURCES for name, _ in _to_many(r) if filters_of(r)[name].path == name]
+# By the reference's names (a device's `console_ports`, the ORM's `consoleports`).
+TO_MANY = [
+    (r, m.name, m.path)
+    for r in RESOURCES
+    for m in to_many(r)
+    if m.by_member and filters_of(r)[m.name].path == m.path
+]
 
 
-def reached(obj, name: str) -> set[str]:
-    return {str(pk) for pk in getattr(obj, name).values_list("pk", flat=True)}
+def reached(obj, path: str) -> set[str]:
+    return {str(pk) for pk in getattr(obj, path).values_list("pk", flat=True)}
 
 
 @pytest.mark.usefixtures("shared_sample")
-@pytest.mark.parametrize(("resource", "name"), TO_MANY, ids=[f"{r.route}:{n}" for r, n in TO_MANY])
-def test_relations_to_many_select_the_objects_holding_them(api, superuser, resource, name):
+@pytest.mark.parametrize(("resource", "name", "path"), TO_MANY, ids=[f"{r.route}:{n}" for r, n, _ in TO_MANY])
+def test_relations_to_many_select_the_objects_holding_them(api, superuser, resource, name, path):
     objects = list(restricted(resource, superuser))
-    held = {str(o.pk): reached(o, name) for o in objects}
+    held = {str(o.pk): reached(o, path) for o in objects}
     present = sorted(set().union(*held.values()))
     if not present:
         pytest.skip(f"no {resource.route} in the sample holds {name}")
@@ -181,7 +188,7 @@ def test_relations_to_many_select_the_objects_holding_them(api, superuser, resou
     one = {pk for pk, pks in held.items() if wanted in pks}
     assert ids(api, resource, {name: wanted}) == one
     assert ids(api, resource, {f"{name}__n": wanted}) == set(held) - one
-    target = getattr(objects[0], name).model
+    target = getattr(objects[0], path).model
     named = target._default_manager.get(pk=wanted)
     if isinstance(getattr(named, "name", None), str) and named.name:
         same_name = {
@@ -200,7 +207,37 @@ def test_most_relations_to_many_are_exercised_by_the_sample(superuser):
     """The family above bites: the sample holds related objects for most of the relations."""
     held = [
         (r, n)
-        for r, n in TO_MANY
-        if any(getattr(o, n).exists() for o in restricted(r, superuser).order_by("pk")[:50])
+        for r, n, path in TO_MANY
+        if any(getattr(o, path).exists() for o in restricted(r, superuser).order_by("pk")[:50])
     ]
     assert len(held) >= len(TO_MANY) // 2, (len(held), len(TO_MANY))
+
+
+def test_relations_to_many_are_filtered_by_the_names_their_lists_have():
+    """One rule names a relation's GraphQL list and its filters: the reference's names."""
+    from queryengine.relatedlists import list_relation
+
+    for resource in RESOURCES:
+        # A declared field of the name, or listing the members, shows them instead.
+        own = {spec.name for spec in resource.fields}
+        listed = {spec.target for spec in resource.fields if spec.kind == REVERSE}
+        for relation in to_many(resource):
+            assert f"has_{relation.name}" in filters_of(resource), (resource.route, relation.name)
+            shown = relation.name in own or relation.members in listed
+            assert shown or list_relation(resource, relation.name) is not None, (
+                resource.route,
+                relation.name,
+            )
+    expected = {
+        "dcim/devices": {"console_ports", "console_server_ports", "power_ports", "front_ports"},
+        "dcim/device-types": {"console_port_templates", "interface_templates", "module_bay_templates"},
+        "dcim/modules": {"console_ports", "rear_ports", "power_outlets"},
+        "dcim/racks": {"rack_reservations"},
+        "virtualization/interfaces": {"child_interfaces", "bridged_interfaces"},
+    }
+    for resource in RESOURCES:
+        for name in expected.get(resource.route, ()):
+            known = filters_of(resource)
+            assert {name, f"{name}__n", f"{name}__isnull", f"has_{name}"} <= set(known), name
+        if resource.route in expected:
+            assert not {"consoleports", "has_consoleports", "reservations"} & set(filters_of(resource))

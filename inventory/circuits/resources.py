@@ -1,7 +1,8 @@
 from inventory.dcim.legacy import site_filters, site_of
 from queryengine.registry import Display, Legacy, Resource, register
 
-from ..dcim.resources import cabled
+from ..dcim.cabling import cabled
+from ..dcim.filters import holding
 from .models import Circuit, CircuitTermination, CircuitType, Provider, ProviderNetwork
 
 register(
@@ -10,6 +11,7 @@ register(
         "circuits/providers",
         search=("name", "account", "comments"),
         counts={"circuit_count": "circuits.Circuit.provider"},
+        relations={"location": "circuits__circuit_terminations__location"},
         legacy=Legacy(nested=("name", "slug", "circuit_count")),
     )
 )
@@ -31,6 +33,13 @@ register(
         # Named by its circuit ID, as the reference's filters and writes name it (unique with
         # its provider: a name matching several is refused by writes, matches all in filters).
         natural_key="cid",
+        # Where any of its terminations is, as the reference's.
+        relations={
+            "location": "circuit_terminations__location",
+            "provider_network": "circuit_terminations__provider_network",
+            "cloud_network": "circuit_terminations__cloud_network",
+        },
+        filters={"has_terminations": holding("circuit_terminations")},
         legacy=Legacy(
             nested=("cid",),
             renamed={

@@ -175,3 +175,136 @@ INTERFACE_DEVICE = CustomFilter(
     interface_on_devices,
     chassis_masters_first,
 )
+
+
+def parse_id_of(model):
+    """A filter value naming one `model` object by id (a 400 naming the value if none)."""
+
+    def parse(value: str):
+        try:
+            pk = uuid.UUID(value)
+        except ValueError:
+            raise ValueError("Enter a valid UUID.") from None
+        if not model.objects.filter(pk=pk).exists():
+            raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+        return pk
+
+    return parse
+
+
+def holding(path: str) -> CustomFilter:
+    """Objects holding at least one related object at a to-many `path` (true) or none (false):
+    a device's `has_ip_addresses` (`interfaces__ip_addresses`)."""
+    present = Q(**{f"{path}__isnull": False})
+    return flag(lambda _: present, lambda obj: type(obj)._default_manager.filter(present, pk=obj.pk).exists())
+
+
+def available_for_cable() -> CustomFilter:
+    """Cable ends without a cable, or on one of the given cables (by id): the ends a cable being
+    edited may take, as the reference's `available_for_cable=<cable>`."""
+    from .models import Cable
+
+    return CustomFilter(
+        lambda cables: Q(cable__isnull=True) | Q(cable__in=cables),
+        parse_id_of(Cable),
+        lambda end, cables: end.cable_id is None or end.cable_id in cables,
+        lambda ends: [str(e.cable_id) for e in ends if e.cable_id is not None][:1],
+    )
+
+
+def _empty_bays() -> Q:
+    return Q(module_bays__in=ModuleBay.objects.filter(installed_module__isnull=True))
+
+
+# Devices and modules alike (their parts, the modules in their bays), as the reference's.
+DEVICE_MODULE_FILTERS = {
+    "has_empty_module_bays": flag(
+        lambda _: _empty_bays(),
+        lambda owner: owner.module_bays.filter(installed_module__isnull=True).exists(),
+    ),
+    "has_modules": holding("module_bays__installed_module"),
+}
+DEVICE_MODULE_RELATIONS = {"mac_address": "interfaces__mac_address"}
+# Devices and virtual machines with local config context data.
+LOCAL_CONTEXT = flag(
+    lambda _: Q(local_config_context_data__isnull=False),
+    lambda machine: machine.local_config_context_data is not None,
+)
+
+
+def parse_device_id(value: str):
+    return parse_id_of(Device)(value)
+
+
+def common_vc(device_id) -> Q:
+    """A device's interfaces, or every member's of its virtual chassis (the device's included)."""
+    chassis = Device.objects.filter(pk=device_id).values_list("virtual_chassis", flat=True).first()
+    return Q(device__virtual_chassis=chassis) if chassis else Q(device=device_id)
+
+
+def on_common_vc(interface, devices) -> bool:
+    device = Device.objects.get(pk=devices[-1])
+    if interface.device_id is None:
+        return False
+    if device.virtual_chassis_id is None:
+        return interface.device_id == device.pk
+    return interface.device.virtual_chassis_id == device.virtual_chassis_id
+
+
+DEVICE_WITH_COMMON_VC = CustomFilter(
+    lambda devices: common_vc(devices[-1]),
+    parse_device_id,
+    on_common_vc,
+    lambda interfaces: [str(i.device_id) for i in interfaces if i.device_id is not None][:1],
+    argument="String",
+)
+
+
+def parse_vlan_id(value: str):
+    from inventory.ipam.models import VLAN
+
+    return parse_id_of(VLAN)(value)
+
+
+def assigned_vlan(condition) -> CustomFilter:
+    """Interfaces (of devices or virtual machines) with a VLAN, tagged or untagged, that
+    `condition(value)` (a Q over VLANs) selects: `vlan_id` (one id), `vlan` (one VID)."""
+    from inventory.ipam.models import VLAN
+
+    def vlans(values):
+        return VLAN.objects.filter(condition(values[-1])).values("pk")
+
+    def oracle(interface, values) -> bool:
+        wanted = set(VLAN.objects.filter(condition(values[-1])).values_list("pk", flat=True))
+        held = {interface.untagged_vlan_id, *interface.tagged_vlans.values_list("pk", flat=True)}
+        return bool(wanted & held)
+
+    def samples(interfaces) -> list:
+        for interface in interfaces:
+            vlan = interface.untagged_vlan or interface.tagged_vlans.first()
+            if vlan is not None:
+                return [str(vlan.pk if condition is by_vlan_id else vlan.vid)]
+        return []
+
+    return CustomFilter(
+        lambda values: Q(untagged_vlan__in=vlans(values)) | Q(tagged_vlans__in=vlans(values)),
+        parse_vlan_id if condition is by_vlan_id else parse_vid,
+        oracle,
+        samples,
+        argument="String" if condition is by_vlan_id else "Int",
+    )
+
+
+def by_vlan_id(pk) -> Q:
+    return Q(pk=pk)
+
+
+def by_vid(vid) -> Q:
+    return Q(vid=vid)
+
+
+def parse_vid(value: str):
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError("Enter a number.") from None

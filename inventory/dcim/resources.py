@@ -1,7 +1,6 @@
 import uuid
 
 from django.apps import apps
-from django.contrib.contenttypes.models import ContentType
 from django.db.models import F, Q
 
 from queryengine.registry import (
@@ -19,11 +18,26 @@ from queryengine.registry import (
 )
 
 from . import graphql, terminations
+from .cabling import CABLE_ENDS_BY, cable_ends, cabled
 from .capabilities import CAPABILITIES
-from .choices import COMPATIBLE_TERMINATIONS
-from .filters import INTERFACE_DEVICE, KIND, compatible_with_bay, flag, members, objects_named
+from .filters import (
+    DEVICE_MODULE_FILTERS,
+    DEVICE_MODULE_RELATIONS,
+    DEVICE_WITH_COMMON_VC,
+    INTERFACE_DEVICE,
+    KIND,
+    LOCAL_CONTEXT,
+    assigned_vlan,
+    by_vid,
+    by_vlan_id,
+    compatible_with_bay,
+    flag,
+    holding,
+    members,
+)
 from .labels import device_display, module_bay_labels, module_labels
 from .legacy import region_of, site_filters, site_of, within
+from .listfilters import CABLE_FILTERS, LOCATION_FILTERS, RACK_GROUP_FILTERS
 from .models import (
     Cable,
     CableToCableTermination,
@@ -75,32 +89,11 @@ from .models import (
     SoftwareVersion,
     VirtualChassis,
 )
-from .models.cables import CABLE_ENDS, CableTermination
+from .models.cables import CABLE_ENDS
 from .models.cabletypes import END_FIELDS
 from .models.locations import REGION, SITE, view_type
 from .models.moduletree import CARRIERS
-from .models.paths import ENDPOINT_TYPES, ENDPOINTS, CablePath, object_types
-
-CABLE_PEER_TYPE = Computed(
-    ("_cable_peer_type__app_label", "_cable_peer_type__model"),
-    lambda app, model: f"{app}.{model}" if app else None,
-)
-
-
-CONNECTED_ENDPOINT = {
-    "connected_endpoint_type": Computed(
-        ("_path__destination_type__app_label", "_path__destination_type__model"),
-        lambda app, model: f"{app}.{model}" if app else None,
-    ),
-    # A cabled endpoint has a path, complete or not (reachable: whether it is active); an
-    # uncabled one none (null).
-    "connected_endpoint_reachable": Computed(
-        ("_path__is_active", "cable_id"),
-        lambda active, cable: None if cable is None else bool(active),
-        output="object",
-    ),
-}
-
+from .models.paths import CablePath
 
 # Devices and virtual machines with a primary address of either family.
 HAS_PRIMARY_IP = flag(
@@ -109,79 +102,6 @@ HAS_PRIMARY_IP = flag(
 )
 # A serial number is matched in any case, as the reference's racks, devices and items match it.
 SERIAL = {"serial": "iexact"}
-
-
-def cabled(model, endpoint: bool = True, **declaration) -> dict:
-    """A cable-able resource's declaration: it also shows its cable and the object at the far end,
-    and an endpoint (not a front or rear port) where its path arrives; each also as one field per
-    kind of object a cable from `model` may reach (`cable_peer_interface`, `connected_interface`)."""
-    computed = {"cable_peer_type": CABLE_PEER_TYPE, **(CONNECTED_ENDPOINT if endpoint else {})}
-    generic = {**CableTermination.CABLE_GENERIC}
-    peers = COMPATIBLE_TERMINATIONS[model._meta.model_name]
-    by_type = {"cable_peer": ("cable_peer", object_types(peers))}
-    # Typed as the reference types them: unions of what a cable or a path may reach.
-    unions = {"cable_peer": "CableTerminationTypes"}
-    if endpoint:
-        generic["connected_endpoint"] = ("_path__destination_type", "_path__destination_id", ENDPOINT_TYPES)
-        by_type["connected_endpoint"] = ("connected", object_types(peers & ENDPOINTS))
-        unions["connected_endpoint"] = "PathEndpointTypes"
-    return {
-        **declaration,
-        "generic_by_type": by_type,
-        "unions": unions,
-        # The path starting here (its `cable_paths`: CablePath's generic list).
-        **({"graphql_names": {"path": "_path"}} if endpoint else {}),
-        "computed": {**computed, **declaration.get("computed", {})},
-        "generic": {**generic, **declaration.get("generic", {})},
-        "read_only": ("cable", *declaration.get("read_only", ())),
-        "nested_as_generic": ("cable",),
-        "has": ("cable", *declaration.get("has", ())),
-        "filters": {
-            "cabled": flag(lambda _: Q(cable__isnull=False), lambda end: end.cable_id is not None),
-            **({"connected": CONNECTED, "has_connected_endpoint": REACHING} if endpoint else {}),
-            **declaration.get("filters", {}),
-        },
-    }
-
-
-CONNECTED = flag(
-    lambda _: Q(_path__is_active=True), lambda end: end._path_id is not None and end._path.is_active
-)
-# Paths that arrive somewhere (connected or not): the connection lists show these.
-REACHING = flag(
-    lambda _: Q(_path__destination_id__isnull=False),
-    lambda end: end._path_id is not None and end._path.destination_id is not None,
-)
-
-
-def cable_ends(path: str, model, label: str) -> CustomFilter:
-    """Cables with an end on a component whose `path` (device, device__location) is one of the
-    given objects, named by id or name."""
-
-    def parse(value: str):
-        return objects_named(model, value)
-
-    def build(groups) -> Q:
-        pks = [pk for group in groups for pk in group]
-        query = Q(pk__in=[])
-        for component in CABLED_COMPONENTS:
-            ends = component.objects.filter(**{f"{path}__in": pks}).values("pk")
-            kind = ContentType.objects.get_for_model(component)
-            query |= Q(termination_a_type=kind, termination_a_id__in=ends)
-            query |= Q(termination_b_type=kind, termination_b_id__in=ends)
-        return query
-
-    def oracle(cable, groups) -> bool:
-        pks = {pk for group in groups for pk in group}
-        for end in (cable.end("a"), cable.end("b")):
-            target = end
-            for part in path.split("__"):
-                target = getattr(target, part, None)
-            if target is not None and target.pk in pks:
-                return True
-        return False
-
-    return CustomFilter(build, parse, oracle, (label,))
 
 
 def primary_ips(ids) -> dict[str, str]:
@@ -224,6 +144,7 @@ register(
         "dcim/locations",
         search=LOCATION_SEARCH,
         counts=LOCATION_COUNTS,
+        filters=LOCATION_FILTERS,
         natural_key=None,  # names are unique only under one parent
         legacy=Legacy(
             nested=("name", "slug", "tree_depth"),
@@ -320,8 +241,6 @@ register(
         search=("model", "part_number", "comments"),
         counts={"device_count": "dcim.Device.device_type"},
         read_only=("software_image_files",),
-        # The reference's name for software_image_file_assignments.
-        lists={"software_image_file_mappings": "dcim.DeviceTypeToSoftwareImageFile.device_type"},
         natural_key="model",
         legacy=Legacy(nested=("manufacturer", "model", "slug", "device_count")),
     )
@@ -358,6 +277,7 @@ register(
             lambda alias, platform, version: alias or f"{platform} - {version}",
         ),
         search=("version", "alias"),
+        relations={"device_types": "software_image_files__device_types"},
         natural_key=None,
     )
 )
@@ -367,8 +287,7 @@ register(
         "dcim/software-image-files",
         display=Display(("image_file_name",)),
         search=("image_file_name", "image_file_checksum", "download_url"),
-        # The reference's name for device_type_assignments.
-        lists={"device_type_mappings": "dcim.DeviceTypeToSoftwareImageFile.software_image_file"},
+        relations={"software_version__platform": "software_version__platform"},
         natural_key=None,
     )
 )
@@ -376,6 +295,10 @@ register(
     Resource(
         DeviceTypeToSoftwareImageFile,
         "dcim/device-types-to-software-image-files",
+        list_names={
+            "device_type": "software_image_file_mappings",
+            "software_image_file": "device_type_mappings",
+        },
         display=Display(
             ("device_type__manufacturer__name", "device_type__model", "software_image_file__image_file_name"),
             lambda manufacturer, model, image: f"{manufacturer} {model}: {image}",
@@ -419,6 +342,7 @@ register(
         RackGroup,
         "dcim/rack-groups",
         counts={"rack_count": "dcim.Rack.rack_group"},
+        filters=RACK_GROUP_FILTERS,
         natural_key=None,
         legacy=Legacy(
             nested=("name", "slug", "rack_count", "_depth"),
@@ -435,7 +359,6 @@ register(
         search=("name", "facility_id", "serial", "asset_tag", "comments"),
         relayed={"rack_group": "rack_group", "location": "location"},
         counts={"device_count": "dcim.Device.rack", "power_feed_count": "dcim.PowerFeed.rack"},
-        lists={"rack_reservations": "dcim.RackReservation.rack"},  # the reference's name for reservations
         default_lookups=SERIAL,
         natural_key=None,
         legacy=Legacy(
@@ -454,6 +377,7 @@ register(
         search=("description",),
         natural_key=None,
         owner_field="user",
+        list_names={"rack": "rack_reservations"},
         legacy=Legacy(nested=("user", "units")),
     )
 )
@@ -468,6 +392,9 @@ ALL_PARTS = {
     },
     "all_modules": "dcim.Module.parent_module_bay__parent_device",
 }
+VC_MEMBER = flag(
+    lambda _: Q(virtual_chassis__isnull=False), lambda device: device.virtual_chassis_id is not None
+)
 register(
     Resource(
         Device,
@@ -488,6 +415,12 @@ register(
             "manufacturer": "device_type__manufacturer",
             "device_family": "device_type__device_family",
             "controller": "controller_managed_device_group__controller",
+            "cluster": "clusters",
+            "is_full_depth": "device_type__is_full_depth",
+            "ip_addresses": "interfaces__ip_addresses",
+            "radio_profiles": "controller_managed_device_group__radio_profiles",
+            "wireless_networks": "controller_managed_device_group__wireless_networks",
+            **DEVICE_MODULE_RELATIONS,
         },
         legacy=Legacy(
             nested=("name",),
@@ -504,10 +437,13 @@ register(
             "has_interfaces": flag(
                 lambda _: Q(interfaces__isnull=False), lambda device: device.interfaces.exists()
             ),
-            "is_virtual_chassis_member": flag(
-                lambda _: Q(virtual_chassis__isnull=False),
-                lambda device: device.virtual_chassis_id is not None,
-            ),
+            "is_virtual_chassis_member": VC_MEMBER,
+            "virtual_chassis_member": VC_MEMBER,
+            "has_ip_addresses": holding("interfaces__ip_addresses"),
+            "has_radio_profiles": holding("controller_managed_device_group__radio_profiles"),
+            "has_wireless_networks": holding("controller_managed_device_group__wireless_networks"),
+            "local_config_context_data": LOCAL_CONTEXT,
+            **DEVICE_MODULE_FILTERS,
         },
         natural_key=None,
     )
@@ -527,6 +463,12 @@ register(
         "dcim/virtual-chassis",
         search=("name", "domain"),
         counts={"member_count": "dcim.Device.virtual_chassis"},
+        # Those of its master, as the reference's.
+        relations={
+            "location": "master__location",
+            "tenant": "master__tenant",
+            "tenant_group": "master__tenant__tenant_group",
+        },
         legacy=Legacy(nested=("name", "master", "member_count")),
     )
 )
@@ -557,7 +499,14 @@ def group_subtree(value: str) -> set:
 
 
 # Controllers and the groups of devices they manage, a tree under each controller.
-register(Resource(Controller, "dcim/controllers", **CAPABILITIES))
+register(
+    Resource(
+        Controller,
+        "dcim/controllers",
+        relations={"wireless_networks": "controller_managed_device_groups__wireless_networks"},
+        **CAPABILITIES,
+    )
+)
 register(
     Resource(
         ControllerManagedDeviceGroup,
@@ -636,8 +585,18 @@ register(
         relations={
             "module_family": "module_type__module_family",
             "manufacturer": "module_type__manufacturer",
+            # Bays carry the device their module is installed in, at any depth (moduletree).
+            "device": "parent_module_bay__parent_device",
+            **DEVICE_MODULE_RELATIONS,
         },
-        filters={"compatible_with_module_bay": compatible_with_bay("module_type__module_family_id")},
+        filters={
+            "compatible_with_module_bay": compatible_with_bay("module_type__module_family_id"),
+            "is_installed": flag(
+                lambda _: Q(parent_module_bay__isnull=False),
+                lambda module: module.parent_module_bay_id is not None,
+            ),
+            **DEVICE_MODULE_FILTERS,
+        },
         natural_key=None,
     )
 )
@@ -646,7 +605,6 @@ register(
 
 # Record fields whose objects have names (a circuit termination shows its side).
 END_NAMED = [f for f in END_FIELDS.values() if f != "circuit_termination"]
-CABLED_COMPONENTS = (ConsolePort, ConsoleServerPort, PowerPort, PowerOutlet, Interface, FrontPort, RearPort)
 COMPONENT_RELATIONS = {
     "location": "device__location",
     "rack": "device__rack",
@@ -682,7 +640,14 @@ register(
         "dcim/interfaces",
         **cabled(
             Interface,
-            filters={"kind": KIND, "device": INTERFACE_DEVICE, "device_id": INTERFACE_DEVICE},
+            filters={
+                "kind": KIND,
+                "device": INTERFACE_DEVICE,
+                "device_id": INTERFACE_DEVICE,
+                "device_with_common_vc": DEVICE_WITH_COMMON_VC,
+                "vlan": assigned_vlan(by_vid),
+                "vlan_id": assigned_vlan(by_vlan_id),
+            },
             search=("name", "label", "description", "mac_address"),
             counts={"ip_address_count": "ipam.IPAddress.interface_assignments__interface"},
             read_only=("ip_addresses",),
@@ -791,6 +756,8 @@ register(
         },
     )
 )
+
+
 register(
     Resource(
         Cable,
@@ -809,6 +776,8 @@ register(
         filters={
             "device": cable_ends("device", Device, "leaf1"),
             "location": cable_ends("device__location", Location, "AMS1"),
+            **{name: cable_ends(*ends) for name, ends in CABLE_ENDS_BY.items()},
+            **CABLE_FILTERS,
             "has_cable_type": flag(
                 lambda _: Q(cable_type__isnull=False), lambda c: c.cable_type_id is not None
             ),

@@ -180,6 +180,30 @@ def parse_vrf(value: str):
     raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
 
 
+def present_in_vrf_id(field_for_assignment: str | None) -> CustomFilter:
+    """`present_in_vrf` by one VRF's id, as the reference's `present_in_vrf_id`."""
+    build = present_in_vrf(field_for_assignment)
+
+    def oracle(obj, ids) -> bool:
+        assigned = getattr(obj, field_for_assignment).all() if field_for_assignment else []
+        return obj.vrf_id == ids[-1] or ids[-1] in {vrf.pk for vrf in assigned}
+
+    return CustomFilter(
+        lambda ids: build(ids[-1:]),
+        parse_vrf_id,
+        oracle,
+        lambda objects: [str(o.vrf_id) for o in objects if o.vrf_id is not None][:1],
+        argument="String",
+    )
+
+
+def parse_vrf_id(value: str):
+    pk = parse_uuid(value)
+    if not VRF.objects.filter(pk=pk).exists():
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    return pk
+
+
 # API 1.x knew no namespaces, parents, RIRs or address types: its shapes stay as they were.
 NAMESPACED = ("namespace", "parent")
 
@@ -266,7 +290,7 @@ register(
             "vrfs": ("multiple_locations", None),
         },
         single_of={"location": "locations"},
-        relations={"location": "locations"},
+        relations={"location": "locations", "vlan_vid": "vlan__vid"},
         natural_key=None,
         computed={
             "prefix": cidr("network_address", "prefix_length", "set_prefix"),
@@ -301,6 +325,7 @@ register(
                 related_ids_or_networks(Prefix),
             ),
             "present_in_vrf": CustomFilter(present_in_vrf("assigned_vrfs"), parse_vrf),
+            "present_in_vrf_id": present_in_vrf_id("assigned_vrfs"),
         },
         search_q=prefix_search,
         legacy=Legacy(
@@ -337,6 +362,7 @@ register(
             "prefix": CustomFilter(each(networks.host_within), networks.parse_network),
             "parent": CustomFilter(each(networks.host_within), related_ids_or_networks(Prefix)),
             "present_in_vrf": CustomFilter(present_in_vrf(None), parse_vrf),
+            "present_in_vrf_id": present_in_vrf_id(None),
             "device": assigned_to("interface__device", by_name=True),
             "device_id": assigned_to("interface__device", by_name=False),
             "virtual_machine": assigned_to("vm_interface__virtual_machine", by_name=True),

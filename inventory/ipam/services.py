@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
+from queryengine.filters import INT_ARGUMENT
 from queryengine.registry import Computed, CustomFilter
 
 from .models import Service, port_list
@@ -56,5 +57,5 @@ PORTS_FILTER = CustomFilter(
     parse_port,
     lambda service, numbers: bool(set(numbers) & set(service.ports or [])),
     lambda services: sorted({port for service in services for port in service.ports or []})[:2],
-    number=True,
+    argument=INT_ARGUMENT,
 )

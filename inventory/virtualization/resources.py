@@ -1,3 +1,4 @@
+from inventory.dcim.filters import LOCAL_CONTEXT, assigned_vlan, by_vlan_id, holding
 from inventory.dcim.legacy import site_filters, site_of
 from inventory.dcim.resources import HAS_PRIMARY_IP, PRIMARY_IP
 from queryengine.registry import Legacy, Resource, register
@@ -52,8 +53,16 @@ register(
             "local_config_context_data_owner_content_type",
             "local_config_context_data_owner_object_id",
         ),
-        relations={"location": "cluster__location"},
-        filters={"has_primary_ip": HAS_PRIMARY_IP},
+        relations={
+            "location": "cluster__location",
+            "mac_address": "interfaces__mac_address",
+            "ip_addresses": "interfaces__ip_addresses",
+        },
+        filters={
+            "has_primary_ip": HAS_PRIMARY_IP,
+            "has_ip_addresses": holding("interfaces__ip_addresses"),
+            "local_config_context_data": LOCAL_CONTEXT,
+        },
         has=("software_version",),
         natural_key=None,
         legacy=Legacy(
@@ -74,11 +83,9 @@ register(
         search=("name", "description", "mac_address"),
         read_only=("ip_addresses",),
         graphql_list="vm_interfaces",
-        # The reference's names for child_vminterfaces and bridged_vminterfaces.
-        lists={
-            "child_interfaces": "virtualization.VMInterface.parent_interface",
-            "bridged_interfaces": "virtualization.VMInterface.bridge",
-        },
+        relations={"cluster": "virtual_machine__cluster", "cluster_id": "virtual_machine__cluster_id"},
+        filters={"vlan_id": assigned_vlan(by_vlan_id)},
+        list_names={"parent_interface": "child_interfaces", "bridge": "bridged_interfaces"},
         natural_key=None,
         changes_relate_to=("virtual_machine",),
         legacy=Legacy(nested=("virtual_machine", "name"), since={"status": "1.3"}),

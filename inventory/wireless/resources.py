@@ -5,7 +5,7 @@ from django.db.models.functions import Cast
 
 from inventory.dcim.capabilities import choice_schema
 from inventory.dcim.filters import flag, list_text_contains
-from queryengine.filters import parse_int
+from queryengine.filters import INT_ARGUMENT, parse_int
 from queryengine.registry import Computed, CustomFilter, Display, Resource, register
 
 from .models import (
@@ -71,7 +71,7 @@ def holding(name: str) -> CustomFilter:
         present = [v for o in objects for v in getattr(o, name) or []]
         return [str(present[0]), [str(present[-1]), "7"]] if present else []
 
-    return CustomFilter(build, parse_int, oracle, samples, number=True)
+    return CustomFilter(build, parse_int, oracle, samples, argument=INT_ARGUMENT)
 
 
 def rate_search(value: str) -> Q:
