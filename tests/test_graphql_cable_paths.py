@@ -18,7 +18,7 @@ from .test_graphql_generic import through_http
 
 pytestmark = pytest.mark.usefixtures("shared_sample")
 
-PATH_FIELDS = """id origin_type origin_id destination_type destination_id path is_active is_split
+PATH_FIELDS = """id origin_type { app_label model } origin_id destination_type { app_label model } destination_id path is_active is_split
                  peer_connector origin_fans_out destination_fans_out url"""
 
 
@@ -42,9 +42,9 @@ def test_an_interface_shows_the_path_it_starts_and_its_cable_paths(api, superuse
     path = rows["Ethernet2"]["path"]
     assert path == {
         "id": str(stored.pk),
-        "origin_type": "dcim.interface",
+        "origin_type": {"app_label": "dcim", "model": "interface"},
         "origin_id": str(near.pk),
-        "destination_type": "dcim.interface",
+        "destination_type": {"app_label": "dcim", "model": "interface"},
         "destination_id": str(far.pk),
         "path": [f"dcim.interface:{near.pk}", f"dcim.cable:{near.cable_id}", f"dcim.interface:{far.pk}"],
         "is_active": stored.is_active,
@@ -70,7 +70,7 @@ def test_root_fields_list_and_find_cable_paths(api, superuser):
         api,
         superuser,
         f"""{{ cable_path(id: "{near._path_id}") {{ id origin_id destination_id }}
-               cable_paths(limit: 500) {{ id origin_type }} cable_paths_count }}""",
+               cable_paths(limit: 500) {{ id origin_type {{ model }} }} cable_paths_count }}""",
     )
     assert data["cable_path"]["origin_id"] == str(near.pk)
     assert {p["id"] for p in data["cable_paths"]} == {
