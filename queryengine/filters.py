@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -437,6 +438,7 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     for name, path in resource.relations.items():
         add(name, path, RELATED, "related", nullable=nullable_at(model, path))
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
+    extended.update({name: json_text_filter(name) for name in resource.json_filters})
     legacy = set(resource.legacy.filters)
     for name, custom in {**extended, **resource.filters, **resource.legacy.filters}.items():
         for key, (custom_filter, negate) in _custom_family(resource, name, custom).items():
@@ -463,6 +465,34 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields", argument=CUSTOM_FIELDS_ARGUMENT
         )
     return found
+
+
+def json_text_filter(name: str) -> CustomFilter:
+    """A JSON field's filter (Resource.json_filters): its text contains any of the values."""
+
+    def text(obj) -> str | None:
+        value = getattr(obj, name)
+        return None if value is None else json.dumps(value, ensure_ascii=False).lower()
+
+    def samples(objects) -> list:
+        words = sorted({w for o in objects for w in _json_words(getattr(o, name)) if w.strip()})
+        return [words[0], words[-2:], "no such text zz9"] if words else ["no such text zz9"]
+
+    return CustomFilter(
+        lambda values: reduce(lambda a, b: a | b, (Q(**{f"{name}__icontains": v}) for v in values)),
+        None,
+        lambda obj, values: (found := text(obj)) is not None and any(v.lower() in found for v in values),
+        samples,
+    )
+
+
+def _json_words(value) -> list[str]:
+    """The keys and texts of a JSON value."""
+    if isinstance(value, dict):
+        return [*value, *(w for v in value.values() for w in _json_words(v))]
+    if isinstance(value, list):
+        return [w for v in value for w in _json_words(v)]
+    return [value] if isinstance(value, str) else []
 
 
 UNTIMED = "{objects} keep no time they were {event} at: this filter cannot apply to them."

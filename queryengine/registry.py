@@ -344,6 +344,9 @@ class Resource:
     # timestamps: matched on the kept columns where the model has them (hidden), refused (400,
     # saying why) where it keeps none, as the reference's filters name them but cannot apply them.
     timestamp_filters: bool = False
+    # JSON fields filtered by their text containing a value (any case, values ORed), as the
+    # reference's: `extra_config=vlan` finds {"vlan": 10}.
+    json_filters: tuple[str, ...] = ()
     # Objects usable only on the models their `content_types` name (statuses, roles, tags).
     scoped_by_content_types: bool = False
     # Fields whose statuses, roles or tags are not limited to this model (a config context's

@@ -183,3 +183,61 @@ def test_a_sealed_key_is_matched_whole_and_never_searched(api):
     assert set(body) == set(partial) and all("sealed" in body[name][0] for name in partial)
     mine = ids(api, tokens, {})
     assert mine and ids(api, tokens, {"key": "0" * 40}) == set()
+
+
+JSON_FIELDS = [(r, name) for r in RESOURCES for name in r.json_filters]
+
+
+def test_json_filters_where_the_reference_has_them():
+    assert {(r.route, name) for r, name in JSON_FIELDS} >= {
+        ("extras/object-metadata", "scoped_fields"),
+        ("extras/external-integrations", "extra_config"),
+        ("extras/external-integrations", "headers"),
+        ("vpn/vpn-profiles", "extra_options"),
+        ("vpn/vpns", "extra_attributes"),
+        ("extras/approval-workflow-definitions", "model_constraints"),
+    }
+
+
+@pytest.mark.parametrize("resource, name", JSON_FIELDS, ids=lambda v: getattr(v, "route", v))
+def test_json_fields_are_matched_by_their_text(api, resource, name):
+    objects = list(resource.model._default_manager.all())
+    holding = [o for o in objects if getattr(o, name)]
+    if not holding:
+        pytest.skip(f"no {resource.route} object holds {name}")
+    value = getattr(holding[0], name)
+    word = next(iter(value)) if isinstance(value, dict | list) else str(value)
+    word = word if isinstance(word, str) else orjson.dumps(word).decode()
+    expected = {
+        str(o.pk)
+        for o in objects
+        if getattr(o, name) is not None and word.lower() in orjson.dumps(getattr(o, name)).decode().lower()
+    }
+    assert str(holding[0].pk) in expected
+    assert ids(api, resource, {name: word.upper()}) == expected
+    assert ids(api, resource, {name: "no such text zz9"}) == set()
+    body = graphql(api, f'{{ {resource.list_field}({name}: ["{word}"]) {{ id }} }}')
+    assert {row["id"] for row in body["data"][resource.list_field]} == expected
+
+
+def test_secrets_groups_by_secret_and_files_by_job(api):
+    from inventory.extras.models import SecretsGroup
+    from inventory.jobs.models import FileProxy
+
+    groups = resource_for(SecretsGroup)
+    group = SecretsGroup.objects.filter(secrets__isnull=False).first()
+    secret = group.secrets.first()
+    holding = {str(g.pk) for g in SecretsGroup.objects.filter(secrets=secret)}
+    assert ids(api, groups, {"secrets": secret.name}) == holding
+    assert ids(api, groups, {"secrets": str(secret.pk)}) == holding
+    assert ids(api, groups, {"secrets__n": secret.name}) == every(groups) - holding
+    files = resource_for(FileProxy)
+    stored = FileProxy.objects.filter(job_result__job_model__isnull=False).select_related("job_result")
+    if stored:
+        job = stored[0].job_result.job_model
+        expected = {str(f.pk) for f in FileProxy.objects.filter(job_result__job_model=job)}
+        assert ids(api, files, {"job": str(job.pk)}) == expected
+    assert ids(api, files, {"job__isnull": "true"}) == {
+        str(f.pk) for f in FileProxy.objects.filter(job_result__job_model__isnull=True)
+    }
+    assert set(ids(api, files, {"job": "no such job"}, 400)) == {"job"}

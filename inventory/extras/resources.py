@@ -224,6 +224,7 @@ register(
         display=Display((), load=metadata_labels),
         search=metadata.SEARCHED,
         search_q=metadata.search_q,
+        json_filters=("scoped_fields",),
         filters={"value": metadata.VALUE_FILTER},
         generic_lists={
             "associated_object_metadata": GenericList(
@@ -283,6 +284,7 @@ register(
         # type), as the reference does; they are written through the associations' endpoint.
         hidden=("secrets",),
         reverse={"secrets": "SecretsGroupAssociation.secrets_group"},
+        relations={"secrets": "secrets"},  # by id or name
         notes=True,
     )
 )
@@ -305,6 +307,7 @@ register(
         "extras/external-integrations",
         display=Display(("name", "remote_url"), lambda name, url: f"{name} ({url})"),
         search=("name", "remote_url"),
+        json_filters=("extra_config", "headers"),
         filters={
             "has_secrets_group": CustomFilter(
                 lambda values: Q(secrets_group__isnull=not values[-1]),
