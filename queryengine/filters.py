@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -223,6 +224,9 @@ class Filter:
     legacy: bool = False  # a filter of API 1.x only (slugs, `site=<slug>`)
     reader: bool = False  # custom filters: `build` and `oracle` take the reading user too
     argument: str = LIST_ARGUMENT  # the GraphQL argument's type
+    # Why a named filter cannot apply here (a sealed key searched by part): every use is a 400
+    # saying so, never a filter silently ignored.
+    refusal: str = ""
 
     def q(self, resource: Resource, values: list[str], user=None) -> Q:
         parsed = [self._parse(v) for v in values]
@@ -274,6 +278,7 @@ class Family:
     loose: object = None
     argument: str = LIST_ARGUMENT
     isnull: str = BOOLEAN_ARGUMENT
+    refusal: str = ""  # why its lookups other than `` and `n` cannot apply (Filter.refusal)
 
 
 NO_FAMILY = Family({})
@@ -301,8 +306,8 @@ def _family(model_field) -> Family:
     if isinstance(model_field, models.CharField | models.TextField):
         if getattr(model_field, "filter_value", None) is not None:  # stored in one form (a MAC address)
             return Family(STRING_LOOKUPS, model_field.filter_value, model_field.filter_value)
-        if getattr(model_field, "exact_lookups_only", False):
-            return Family(EXACT_LOOKUPS)
+        if getattr(model_field, "exact_lookups_only", False):  # named as text's, matched whole only
+            return Family(STRING_LOOKUPS, refusal=model_field.exact_lookups_only)
         if model_field.choices:
             return _choice_family(model_field)
         return Family(STRING_LOOKUPS)
@@ -363,14 +368,19 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             exact = suffix in EXACT_SUFFIXES and lookup == "exact"
             parse = TEXT_PARSERS.get(lookup, family.parse if exact else family.loose)
             argument = family.isnull if lookup == "isnull" else family.argument
-            found[key] = Filter(key, path, lookup, negate, parse, kind, legacy=legacy, argument=argument)
+            refusal = "" if suffix in EXACT_SUFFIXES or lookup == "isnull" else family.refusal
+            found[key] = Filter(
+                key, path, lookup, negate, parse, kind, legacy=legacy, argument=argument, refusal=refusal
+            )
 
     for name, path in membership_relations(resource).items():
         found[f"has_{name}"] = Filter(
             f"has_{name}", path, "has", False, parse_bool, "has", argument=BOOLEAN_ARGUMENT
         )
-    pk_parse = parse_int if resource.integer_pk else parse_uuid
-    add("id", "pk", Family(EXACT_LOOKUPS, pk_parse, pk_parse))
+    if resource.integer_pk:  # ordered numbers (content types, groups): compared too, as the reference's
+        add("id", "pk", Family(NUMERIC_LOOKUPS, parse_int, parse_int))
+    else:
+        add("id", "pk", Family(EXACT_LOOKUPS, parse_uuid, parse_uuid))
     model = resource.model
     for spec in resource.fields:
         f = spec.model_field
@@ -386,9 +396,17 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 add(f"{spec.name}_id", f.attname, Family(EXACT_LOOKUPS, parse, parse), nullable=f.null)
         elif spec.kind == CONTENT_TYPE:
             family = Family(EXACT_LOOKUPS, parse_content_type, parse_content_type)
-            add(spec.name, spec.name, family, nullable=f.null)
+            nullable = f.null or spec.name in resource.isnull
+            add(spec.name, spec.name, family, nullable=nullable)
+            if spec.name in resource.type_ids:  # by the type's integer id
+                add(
+                    f"{spec.name}_id",
+                    f.attname,
+                    Family(EXACT_LOOKUPS, parse_int, parse_int),
+                    nullable=nullable,
+                )
         elif spec.kind == CONTENT_TYPES:
-            add(spec.name, spec.name, Family({"": ("exact", False)}, parse_content_type))
+            add(spec.name, spec.name, Family(EXACT_LOOKUPS, parse_content_type, parse_content_type))
         elif spec.kind == MANY_TO_MANY and spec.name == "tags":
             for name in ("tags", "tag"):
                 found[name] = Filter(name, "tags", "exact", False, None, "tags")
@@ -397,6 +415,8 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     for name in resource.timestamps:
         family = Family(NUMERIC_LOOKUPS, parse_datetime_value, parse_datetime_value)
         add(name, name, family, nullable=model._meta.get_field(name).null)
+    if resource.timestamp_filters:
+        found.update(_plain_timestamps(resource, found))
     for relation in to_many(resource):
         if relation.by_member and relation.name not in found:  # not a field of the model's own
             add(relation.name, relation.path, RELATED, "related", nullable=True)
@@ -419,6 +439,7 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         else:
             add(name, path, RELATED, "related", nullable=nullable_at(model, path))
     extended = {name: f for hook in FILTER_EXTENSIONS for name, f in hook(resource).items()}
+    extended.update({name: json_text_filter(name) for name in resource.json_filters})
     legacy = set(resource.legacy.filters)
     for name, custom in {**extended, **resource.filters, **resource.legacy.filters}.items():
         for key, (custom_filter, negate) in _custom_family(resource, name, custom).items():
@@ -445,6 +466,77 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             CUSTOM_FIELD_FILTER, "", "custom", kind="custom_fields", argument=CUSTOM_FIELDS_ARGUMENT
         )
     return found
+
+
+def json_text_filter(name: str) -> CustomFilter:
+    """A JSON field's filter (Resource.json_filters): its text contains any of the values."""
+
+    def text(obj) -> str | None:
+        value = getattr(obj, name)
+        return None if value is None else json.dumps(value, ensure_ascii=False).lower()
+
+    def samples(objects) -> list:
+        words = sorted({w for o in objects for w in _json_words(getattr(o, name)) if w.strip()})
+        return [words[0], words[-2:], "no such text zz9"] if words else ["no such text zz9"]
+
+    return CustomFilter(
+        lambda values: reduce(lambda a, b: a | b, (Q(**{f"{name}__icontains": v}) for v in values)),
+        None,
+        lambda obj, values: (found := text(obj)) is not None and any(v.lower() in found for v in values),
+        samples,
+    )
+
+
+def _json_words(value) -> list[str]:
+    """The keys and texts of a JSON value."""
+    if isinstance(value, dict):
+        return [*value, *(w for v in value.values() for w in _json_words(v))]
+    if isinstance(value, list):
+        return [w for v in value for w in _json_words(v)]
+    return [value] if isinstance(value, str) else []
+
+
+UNTIMED = "{objects} keep no time they were {event} at: this filter cannot apply to them."
+
+
+def _plain_timestamps(resource: Resource, found: dict) -> dict[str, Filter]:
+    """`created` and `last_updated` (exact, the values ORed) of a resource showing no timestamps
+    (Resource.timestamp_filters): on the columns it keeps, else refused."""
+    plain = {}
+    for name, event in (("created", "created"), ("last_updated", "last updated")):
+        if name in found:
+            continue
+        try:
+            resource.model._meta.get_field(name)
+            refusal = ""
+        except Exception:
+            refusal = UNTIMED.format(
+                objects=str(resource.model._meta.verbose_name_plural).capitalize(), event=event
+            )
+        parse = parse_datetime_value
+        plain[name] = Filter(name, name, "exact", False, parse, refusal=refusal)
+    return plain
+
+
+INTEGER_MAX = 2147483647  # the largest value a positive integer column holds on every database
+
+
+def whole_number_search(text_fields: tuple[str, ...], number_fields: tuple[str, ...]):
+    """The reference's search: text fields containing the words, or number fields equal to them
+    when they are a whole number."""
+
+    def search(text: str) -> Q:
+        query = Q()
+        for name in text_fields:
+            query |= Q(**{f"{name}__icontains": text})
+        # A number past what the columns hold matches none of them (and is never sent to the
+        # database, which would refuse it).
+        if text.strip().isdigit() and int(text) <= INTEGER_MAX:
+            for name in number_fields:
+                query |= Q(**{name: int(text)})
+        return query
+
+    return search
 
 
 def _relayed(resource: Resource):
@@ -610,6 +702,9 @@ def apply_filters(resource: Resource, queryset, arguments: dict, filters: dict[s
         if isinstance(values, list):  # typed arguments (Int, Boolean, Float) read as text is
             values = [_text(v) for v in values]
         f = filters[name]
+        if f.refusal:
+            errors[name] = [f.refusal]
+            continue
         try:
             if f.kind == "related":
                 target = related_model_at(resource.model, f.path)

@@ -343,6 +343,19 @@ class Resource:
     # Foreign keys (or ORM paths) that take a `has_<name>` filter beside the generated ones of
     # every relation to many objects: a port's `has_cable`.
     has: tuple[str, ...] = ()
+    # Fields whose filters take `__isnull` though they are never empty here: the reference's
+    # models let them be (a contact association's `associated_object_type`).
+    isnull: tuple[str, ...] = ()
+    # Content type fields also filtered by the type's integer id, `<name>_id` (`__n`, and
+    # `__isnull` where the field takes it): a change record's `changed_object_type_id`.
+    type_ids: tuple[str, ...] = ()
+    # The reference's plain `created` and `last_updated` filters on objects that show no
+    # timestamps: matched on the kept columns where the model has them (hidden), refused (400,
+    # saying why) where it keeps none, as the reference's filters name them but cannot apply them.
+    timestamp_filters: bool = False
+    # JSON fields filtered by their text containing a value (any case, values ORed), as the
+    # reference's: `extra_config=vlan` finds {"vlan": 10}.
+    json_filters: tuple[str, ...] = ()
     # Objects usable only on the models their `content_types` name (statuses, roles, tags).
     scoped_by_content_types: bool = False
     # Fields whose statuses, roles or tags are not limited to this model (a config context's

@@ -113,7 +113,9 @@ def filter_parameters(resource: Resource, version: str) -> list[dict]:
         if old:
             name = legacy_filter_name(resource, name)
         suffix = name.rsplit("__", 1)[1] if "__" in name else ""
-        if f.kind == "search":
+        if f.refusal:
+            description = f"refused: {f.refusal}"
+        elif f.kind == "search":
             description = "free-text search"
         elif f.kind == "custom":
             description = "filter"

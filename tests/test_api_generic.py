@@ -309,6 +309,8 @@ def label(ct) -> str:
 
 def sample_values(flt: Filter, resource, objects) -> list:
     """Values worth filtering by: taken from the sample so filters select some rows, not all."""
+    if flt.refusal:
+        return []  # refused whatever the value: tests/test_association_filters.py
     if callable(flt.samples):
         return list(flt.samples(objects))
     if flt.samples:
@@ -400,7 +402,8 @@ def matches(flt: Filter, resource, obj, raw, reader=None) -> bool:
         return (actual is None) == (values[0] == "true")
     spec = next((f for f in resource.fields if f.name == flt.path), None)
     if spec is not None and spec.kind == CONTENT_TYPES:
-        return bool({label(ct) for ct in actual.all()} & set(values))
+        hit = bool({label(ct) for ct in actual.all()} & set(values))
+        return not hit if flt.negate else hit
     if flt.kind == "related":
         hit = any(
             v in (str(target.pk), getattr(target, "name", None))

@@ -231,6 +231,8 @@ RULE_MODELS = (
 class DataCompliance(BaseModel):
     """One audit's finding on one attribute of one object (`__all__`: the object as a whole)."""
 
+    is_dynamic_group_associable_model = True  # as the reference's: groups may hold findings
+
     compliance_class_name = models.CharField(max_length=255)
     last_validation_date = models.DateTimeField(auto_now=True)
     content_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")

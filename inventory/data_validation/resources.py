@@ -36,6 +36,7 @@ register(
         generic_lists={"associated_data_compliance": GenericList("content_type", "object_id", every_object)},
         natural_key=None,
         notes=True,
+        timestamp_filters=True,
         # Results of audits: kept by the jobs that make them, not a history of their own.
         change_logged=False,
     )

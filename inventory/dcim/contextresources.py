@@ -37,5 +37,6 @@ register(
         search=("interface__name", "virtual_device_context__name"),
         relations={"device": "interface__device"},
         natural_key=None,
+        timestamp_filters=True,
     )
 )

@@ -303,7 +303,7 @@ register(
             ("device_type__manufacturer__name", "device_type__model", "software_image_file__image_file_name"),
             lambda manufacturer, model, image: f"{manufacturer} {model}: {image}",
         ),
-        search=(),
+        search=("device_type__model", "software_image_file__image_file_name"),
         natural_key=None,
     )
 )
@@ -453,7 +453,7 @@ register(
         DeviceClusterAssignment,
         "dcim/device-cluster-assignments",
         display=Display(("device__name", "cluster__name"), lambda device, cluster: f"{device}: {cluster}"),
-        search=(),
+        search=("device__name", "device__asset_tag", "device__serial", "cluster__name"),
         natural_key=None,
     )
 )
@@ -710,7 +710,7 @@ register(
             ("interface_redundancy_group__name", "interface__device__name", "interface__name", "priority"),
             lambda group, device, interface, priority: f"{group}: {device} {interface} ({priority})",
         ),
-        search=(),
+        search=("interface_redundancy_group__name", "interface__name"),
         natural_key=None,
         notes=True,
         notes_url=False,
@@ -802,8 +802,9 @@ register(
                 f"{label or f'#{pk}'} {end}-side: {next((n for n in names if n), '')}"
             ),
         ),
-        search=(),
+        search=("cable__label", *(f"{f}__name" for f in END_NAMED)),
         natural_key=None,
+        timestamp_filters=True,
         # Notes taken (its notes/ path), notes_url not shown, as the reference's.
         notes=True,
         notes_url=False,

@@ -2,7 +2,7 @@ from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
-from queryengine.filters import parse_bool, parse_int
+from queryengine.filters import parse_bool
 from queryengine.registry import (
     ANY_TYPE,
     Computed,
@@ -91,6 +91,7 @@ register(
         display=Display(("note",), lambda note: note[:50]),
         search=("note",),
         generic={"assigned_object": ("assigned_object_type", "assigned_object_id")},
+        type_ids=("assigned_object_type",),
         natural_key=None,
         owner_field="user",
     )
@@ -134,7 +135,7 @@ register(
         RelationshipAssociation,
         "extras/relationship-associations",
         display=Display((), load=association_labels),
-        search=(),
+        search=("relationship__label", "relationship__key"),
         natural_key=None,
         filters=by_key_filters(),
     )
@@ -195,7 +196,9 @@ register(
         ContactAssociation,
         "extras/contact-associations",
         display=Display((), load=contact_association_labels),
-        search=(),
+        search=("contact__name", "team__name"),
+        # Never empty here; the reference's is (its `__isnull` filter).
+        isnull=("associated_object_type",),
         generic_lists={
             "associated_contacts": GenericList(
                 "associated_object_type", "associated_object_id", with_custom_fields
@@ -221,6 +224,7 @@ register(
         display=Display((), load=metadata_labels),
         search=metadata.SEARCHED,
         search_q=metadata.search_q,
+        json_filters=("scoped_fields",),
         filters={"value": metadata.VALUE_FILTER},
         graphql_names={"_value": "value"},  # the stored value, as the reference's column is named
         # Shown beside its type and id, nested by depth, as the reference's serializer shows it.
@@ -249,8 +253,9 @@ register(
             ("parent_group__name", "operator", "weight", "group__name"),
             lambda parent, operator, weight, group: f"{parent} > {operator} ({weight}) > {group}",
         ),
-        search=(),
+        search=("operator", "group__name", "parent_group__name"),
         natural_key=None,
+        timestamp_filters=True,
     )
 )
 register(
@@ -259,7 +264,12 @@ register(
         "extras/static-group-associations",
         display=Display((), load=static_member_labels),
         generic={"associated_object": ("associated_object_type", "associated_object_id", ANY_TYPE)},
-        search=(),
+        search=(
+            "dynamic_group__name",
+            "dynamic_group__description",
+            "associated_object_type__app_label",
+            "associated_object_type__model",
+        ),
         generic_lists={
             "static_group_association_set": GenericList(
                 "associated_object_type", "associated_object_id", with_custom_fields
@@ -284,6 +294,7 @@ register(
             "cloudaccount_set": "cloud.CloudAccount.secrets_group",
             "interfaceredundancygroup_set": "dcim.InterfaceRedundancyGroup.secrets_group",
         },
+        relations={"secrets": "secrets"},  # by id or name
         notes=True,
     )
 )
@@ -306,6 +317,7 @@ register(
         "extras/external-integrations",
         display=Display(("name", "remote_url"), lambda name, url: f"{name} ({url})"),
         search=("name", "remote_url"),
+        json_filters=("extra_config", "headers"),
         filters={
             "has_secrets_group": CustomFilter(
                 lambda values: Q(secrets_group__isnull=not values[-1]),
@@ -362,8 +374,9 @@ register(
             ),
             lambda user, owner, view, name, view_name: f"{user}: {owner} - {view} - {name} - {view_name}",
         ),
-        search=(),
+        search=("view_name", "user__username", "saved_view__name"),
         natural_key=None,
+        timestamp_filters=True,
         view_permission=False,  # a user reads their own; permissions grant the others
         scope=association_scope,
     )
@@ -377,14 +390,7 @@ register(
         # Nested by depth as the object it belongs to (a device, a location or a rack).
         generic={"parent": ("content_type", "object_id", IMAGE_PARENTS)},
         natural_key=None,
-        filters={
-            "content_type_id": CustomFilter(
-                lambda values: Q(content_type_id__in=values),
-                parse_int,
-                lambda image, values: image.content_type_id in values,
-                lambda images: sorted({str(image.content_type_id) for image in images}),
-            )
-        },
+        type_ids=("content_type",),
         legacy=Legacy(nested=("name", "image"), created_is_date=False),
     )
 )
@@ -455,6 +461,9 @@ register(
         # Nested by depth like any relation; the related object is shown as its type and id only.
         generic={"changed_object": ("changed_object_type", "changed_object_id", ANY_TYPE)},
         dangling=("changed_object",),
+        # The reference's may be empty, and are filtered by id too.
+        isnull=("changed_object_type",),
+        type_ids=("changed_object_type",),
         hidden=("differences",),  # kept for webhooks' snapshots, not shown (as the reference)
         search=("object_repr", "user_name"),
         natural_key=None,

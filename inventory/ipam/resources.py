@@ -6,7 +6,7 @@ from inventory.dcim.filters import members
 from inventory.dcim.legacy import site_filters, site_of
 from inventory.dcim.models import Device, VirtualDeviceContext
 from inventory.virtualization.models import VirtualMachine
-from queryengine.filters import parse_uuid
+from queryengine.filters import parse_uuid, whole_number_search
 from queryengine.registry import Computed, CustomFilter, Display, Legacy, Resource, extend_graphql, register
 
 from . import graphql, legacy, networks, ranges, services
@@ -388,8 +388,9 @@ register(
             ("vrf__name", "prefix__ip_version", "prefix__network_address", "prefix__prefix_length"),
             lambda vrf, *prefix: f"{vrf}: {networks.cidr_text(*prefix)}",
         ),
-        search=(),
+        search=("vrf__name",),
         natural_key=None,
+        timestamp_filters=True,
     )
 )
 register(
@@ -400,8 +401,9 @@ register(
             ("prefix__ip_version", "prefix__network_address", "prefix__prefix_length", "location__name"),
             lambda *parts: f"{networks.cidr_text(*parts[:3])}: {parts[3]}",
         ),
-        search=(),
+        search=("location__name",),
         natural_key=None,
+        timestamp_filters=True,
     )
 )
 register(
@@ -409,8 +411,10 @@ register(
         VLANLocationAssignment,
         "ipam/vlan-location-assignments",
         display=Display(("vlan__name", "location__name"), lambda vlan, location: f"{vlan}: {location}"),
-        search=(),
+        search=("location__name",),
+        search_q=whole_number_search(("location__name",), ("vlan__vid",)),
         natural_key=None,
+        timestamp_filters=True,
     )
 )
 
@@ -441,6 +445,7 @@ register(
             "virtual_device_context__name",
         ),
         natural_key=None,
+        timestamp_filters=True,
     )
 )
 register(
@@ -462,9 +467,10 @@ register(
                 + (f"{device} {interface}" if interface is not None else f"{machine} {vm_interface}")
             ),
         ),
-        search=(),
+        search=("interface__name", "vm_interface__name"),
         natural_key=None,
         hidden=("created", "last_updated"),  # kept, not shown: the reference's assignments have none
+        timestamp_filters=True,  # on the kept columns
         notes=True,
         notes_url=False,
     )

@@ -150,7 +150,8 @@ register(
     Resource(
         FileProxy,
         "extras/file-proxies",
-        search=("name",),
+        search=("name", "job_result__job_model__name"),
+        relations={"job": "job_result__job_model"},  # the job whose run stored it
         hidden=("content",),
         natural_key=None,
         writable=False,
@@ -227,6 +228,7 @@ register(
         ApprovalWorkflowDefinition,
         "extras/approval-workflow-definitions",
         search=("name",),
+        json_filters=("model_constraints",),
         notes=True,
     )
 )

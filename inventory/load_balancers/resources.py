@@ -8,6 +8,7 @@ from django.db.models import Q
 
 from inventory.ipam import networks
 from inventory.ipam.models import IPAddress, Prefix
+from queryengine.filters import whole_number_search
 from queryengine.registry import CustomFilter, Display, Resource, register
 
 from .models import (
@@ -20,26 +21,7 @@ from .models import (
     VirtualServerCertificateProfileAssignment,
 )
 
-INTEGER_MAX = 2147483647  # the largest value a positive integer column holds on every database
 INVALID = "Select a valid choice. {} is not one of the available choices."
-
-
-def whole_number_search(text_fields: tuple[str, ...], number_fields: tuple[str, ...]):
-    """The reference's search: text fields containing the words, or number fields equal to them
-    when they are a whole number."""
-
-    def search(text: str) -> Q:
-        query = Q()
-        for name in text_fields:
-            query |= Q(**{f"{name}__icontains": text})
-        # A number past what the columns hold matches none of them (and is never sent to the
-        # database, which would refuse it).
-        if text.strip().isdigit() and int(text) <= INTEGER_MAX:
-            for name in number_fields:
-                query |= Q(**{name: int(text)})
-        return query
-
-    return search
 
 
 def member_search(text: str) -> Q:
@@ -215,7 +197,7 @@ register(
             ("virtual_server__name", "certificate_profile__name"),
             lambda server, profile: f"{server}: {profile}",
         ),
-        search=(),  # the reference's assignments take no `q`
+        search=("virtual_server__name", "certificate_profile__name"),
         natural_key=None,
     )
 )
@@ -232,7 +214,7 @@ register(
             ),
             lambda version, host, port, profile: f"{networks.address_text(version, host)}:{port}: {profile}",
         ),
-        search=(),
+        search=("load_balancer_pool_member__label", "certificate_profile__name"),
         natural_key=None,
     )
 )

@@ -47,7 +47,11 @@ def unseal(stored: str) -> str:
 class SealedKeyField(models.CharField):
     """A CharField whose value is sealed in the database and plain everywhere else."""
 
-    exact_lookups_only = True  # sealed text can be compared for equality, not searched
+    # Sealed text can be compared for equality, not searched: why its other lookups are refused.
+    exact_lookups_only = (
+        "A token's key is stored sealed: it is matched whole (key=, key__n=), never by part or "
+        "pattern, which would let anyone reading a token find its key a character at a time."
+    )
 
     def from_db_value(self, value, expression, connection):
         return None if value is None else unseal(value)

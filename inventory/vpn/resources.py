@@ -59,6 +59,7 @@ register(
         # Written through their assignments (with a weight), as the reference's are.
         read_only=("vpn_phase1_policies", "vpn_phase2_policies"),
         relations={name: name for name in ("vpn_phase1_policies", "vpn_phase2_policies")},
+        json_filters=("extra_options",),
     )
 )
 register(
@@ -97,6 +98,7 @@ register(
         VPN,
         "vpn/vpns",
         search=("name", "description", "vpn_id"),
+        json_filters=("extra_attributes",),
     )
 )
 register(
