@@ -118,7 +118,10 @@ def compare(label: str, runs: dict, servers: dict, repeat: int) -> list[tuple]:
 def report(line: tuple) -> None:
     name, a, b, ratio, cpu_a, cpu_b = line
     flag = "  SLOWER" if ratio > SLOWER else ""
-    print(f"  {name:<44} {a:9.1f} {b:9.1f} {ratio:6.2f}x   cpu {cpu_a:8.1f} {cpu_b:8.1f}{flag}", flush=True)
+    print(
+        f"  {name:<44} {a:9.1f} {b:9.1f} {ratio:6.2f}x   cpu {cpu_a:8.1f} {cpu_b:8.1f} {cpu_a / cpu_b:6.2f}x{flag}",
+        flush=True,
+    )
 
 
 def run(base: str, families: list[str]) -> None:
@@ -159,7 +162,7 @@ def run(base: str, families: list[str]) -> None:
         with Server(ROOT, **environments["this"]) as this, Server(tree, **environments[commit]) as other:
             servers = {"this": this, commit: other}
             print(f"A/B: this checkout against {commit}, medians in ms (ratio > {SLOWER:.2f}: SLOWER)")
-            print(f"  {'case':<44} {'this':>9} {commit:>9} {'ratio':>7}   cpu per sample (this, base)")
+            print(f"  {'case':<44} {'this':>9} {commit:>9} {'ratio':>7}   cpu per sample: this, base, ratio")
             for family in families:
                 print(f"{family}:")
                 for (label, mine, repeat), (_, theirs, _) in zip(
