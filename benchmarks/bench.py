@@ -2,11 +2,20 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/netinventory_bench .venv/bin/python benchmarks/bench.py
     ... benchmarks/bench.py list writes ipam      # choose sections (default: all)
+    ... benchmarks/bench.py ab <commit> [list writes graphql]
+
+`ab <commit>` compares this checkout with an earlier commit instead of with the floor: the
+commit is served from a git worktree beside this checkout, each on a fresh database
+(DATABASE_URL's name with `_a` and `_b`), the list, write and GraphQL families' cases (those of
+the sections below) alternate their samples between the two, and each case prints both medians,
+the ratio this / base, SLOWER when it is above 1.10, and each worker's CPU time per sample
+(benchmarks/ab.py). Run it against the previous main before a change lands.
 
 Sections:
   list    a 1000-row location list at depth 0 and 1 over HTTP against the floor (the same rows read
           with the ORM's .values() and serialised with orjson in-process), and SQL counts per page
-  writes  bulk create, PATCH and DELETE of 1000 tenants and of 1000 interfaces, and bulk create
+  writes  bulk create, PATCH and DELETE of 1000 tenants, of 1000 interfaces and of 100 IP addresses
+          (in ranges, naming their namespace or parent prefix, beside 792 others), and bulk create
           of 100 devices whose type has 48 interface templates, against the write floor (the same
           rows with bulk_create, bulk_update, one DELETE in-process); bulk PATCH of 1000 and 5000
           interfaces; single POST and PATCH against an in-process create (or update) and
@@ -104,9 +113,11 @@ def timed_pair(first, second, repeat: int) -> list[tuple[float, float]]:
 
 
 class Server:
-    """gunicorn with one worker, started for the run and always stopped."""
+    """gunicorn with one worker, started for the run and always stopped; `root`: the checkout
+    it serves (this one unless told)."""
 
-    def __init__(self, **environment: str):
+    def __init__(self, root: Path = ROOT, **environment: str):
+        self.root = root
         self.environment = environment  # settings of this server only
 
     def __enter__(self):
@@ -115,7 +126,7 @@ class Server:
             self.port = s.getsockname()[1]
         self.process = subprocess.Popen(
             [
-                str(ROOT / ".venv/bin/gunicorn"),
+                str(self.root / ".venv/bin/gunicorn"),
                 "config.wsgi:application",
                 "-b",
                 f"127.0.0.1:{self.port}",
@@ -126,7 +137,7 @@ class Server:
                 "--log-level",
                 "warning",
             ],
-            cwd=ROOT,
+            cwd=self.root,
             env={**os.environ, **self.environment},
         )
         for _ in range(100):
@@ -140,6 +151,17 @@ class Server:
     def __exit__(self, *exc):
         self.process.terminate()
         self.process.wait(timeout=10)
+
+    def cpu(self) -> float:
+        """Milliseconds its worker process (every thread: it reads in threads too) has spent on
+        a CPU so far, as the kernel counts it in nanoseconds: what requests cost the server,
+        however busy the machine is."""
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        spent = 0
+        for pid in children:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                spent += int((task / "schedstat").read_text().split()[0])
+        return spent / 1e6
 
     def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
         if not hasattr(self, "connection"):
@@ -246,21 +268,38 @@ def floor(depth: int):
     return read
 
 
-def bench_list(rows: int) -> None:
+def list_cases(rows: int) -> list:
+    """The list family, seeded on the database connected: (label, request(server), samples),
+    as a run against the floor and an A/B run (benchmarks/ab.py) time them."""
     import orjson
+
+    seed_locations(rows)
+
+    def get(server, path: str) -> None:
+        assert len(orjson.loads(server.ok("GET", path))["results"]) == 1000
+
+    # Many samples: one request is tens of milliseconds and a shared machine is noisy.
+    return [
+        (
+            f"1000 locations depth={depth}",
+            lambda s, d=depth: get(s, f"/api/dcim/locations/?limit=1000&depth={d}"),
+            41,
+        )
+        for depth in (0, 1)
+    ]
+
+
+def bench_list(rows: int) -> None:
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
     print("list: 1000 locations per page")
-    seed_locations(rows)
+    cases = list_cases(rows)
     with Server() as server:
-        for depth in (0, 1):
-            path = f"/api/dcim/locations/?limit=1000&depth={depth}"
-            assert len(orjson.loads(server.ok("GET", path))["results"]) == 1000
-            # Many samples: one request is tens of milliseconds and a shared machine is noisy.
+        for depth, (_, request, repeat) in enumerate(cases):
             (http_median, http_min), (floor_median, floor_min) = timed_pair(
-                lambda p=path: server.ok("GET", p), floor(depth), repeat=41
+                lambda r=request: r(server), floor(depth), repeat=repeat
             )
             target = 1.5 if depth == 0 else 2.0
             row(f"HTTP depth={depth}", http_median, http_min)
@@ -390,6 +429,11 @@ def bench_v1(rows: int) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["ab"]:
+        import ab
+
+        ab.run(sys.argv[2], sys.argv[3:] or list(ab.FAMILIES))
+        return
     sections = sys.argv[1:] or ["list", "writes", "ipam", "dcim", "cables", "extras", "v1", "graphql"]
     rows = 5000
     setup()

@@ -85,13 +85,13 @@ def seed() -> None:
     )
 
 
-def bench_graphql() -> None:
-    from bench import Server, row, timed_pair
-
-    print(f"graphql: {DEVICES} devices x {PORTS} interfaces x an address each")
+def graphql_cases() -> list:
+    """The GraphQL family, seeded on the database connected: (label, request(server), samples)
+    of each GraphQL query and of the REST list of the same rows, in pairs, as a run against the
+    REST lists and an A/B run (benchmarks/ab.py) time them."""
     seed()
     names = ",".join(f"{PREFIX}{d:03d}" for d in range(DEVICES))
-    cases = [
+    shapes = [
         (
             "devices > interfaces > addresses",
             f'{{ devices(name__isw: "{PREFIX}") {{ name interfaces {{ name ip_addresses {{ address }} }} }} }}',
@@ -109,16 +109,29 @@ def bench_graphql() -> None:
             f"/api/dcim/locations/?name__isw={PREFIX}&limit=100&depth=1",
         ),
     ]
+
+    def graphql(server, body: bytes) -> None:
+        answer = orjson.loads(server.ok("POST", "/api/graphql/", body))
+        assert "errors" not in answer, answer
+
+    cases = []
+    for label, query, rest_path in shapes:
+        body = orjson.dumps({"query": query})
+        cases.append((f"GraphQL {label}", lambda s, b=body: graphql(s, b), 15))
+        cases.append((f"REST    {label}", lambda s, p=rest_path: s.ok("GET", p), 15))
+    return cases
+
+
+def bench_graphql() -> None:
+    from bench import Server, row, timed_pair
+
+    print(f"graphql: {DEVICES} devices x {PORTS} interfaces x an address each")
+    cases = graphql_cases()
     with Server() as server:
-        for label, query, rest_path in cases:
-            body = orjson.dumps({"query": query})
-            answer = orjson.loads(server.ok("POST", "/api/graphql/", body))
-            assert "errors" not in answer, answer
+        for (label, graphql, repeat), (rest_label, rest, _) in zip(cases[::2], cases[1::2], strict=True):
             (graphql_median, graphql_best), (rest_median, rest_best) = timed_pair(
-                lambda b=body: server.ok("POST", "/api/graphql/", b),
-                lambda p=rest_path: server.ok("GET", p),
-                repeat=15,
+                lambda q=graphql: q(server), lambda r=rest: r(server), repeat=repeat
             )
-            row(f"GraphQL {label}", graphql_median, graphql_best)
-            row(f"REST    {label}", rest_median, rest_best)
-            print(f"  ratio {label}: GraphQL {graphql_median / rest_median:.2f}x the REST list")
+            row(label, graphql_median, graphql_best)
+            row(rest_label, rest_median, rest_best)
+            print(f"  ratio {label[8:]}: GraphQL {graphql_median / rest_median:.2f}x the REST list")

@@ -12,6 +12,7 @@ busy machine.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 import uuid
@@ -24,6 +25,11 @@ GROWTH = (1000, 5000)  # bulk PATCH sizes compared
 # Samples of each single write: a few milliseconds each, and a shared machine's slow spells move a
 # median of a few dozen by a tenth.
 SINGLE_SAMPLES = 201
+TENANTS, INTERFACES, IP_ADDRESSES = (
+    "/api/tenancy/tenants/",
+    "/api/dcim/interfaces/",
+    "/api/ipam/ip-addresses/",
+)
 
 
 def interface_fixtures():
@@ -118,26 +124,27 @@ def device_floor(device_type, site, role, active):
     return create
 
 
+def device_create(server, device_type, site) -> float:
+    """Bulk create of DEVICES devices from templates over HTTP (ms; then deleted, untimed)."""
+    import orjson
+
+    body = orjson.dumps(device_rows(uuid.uuid4().hex[:8], device_type, site))
+    start = time.perf_counter()
+    created = orjson.loads(server.ok("POST", "/api/dcim/devices/", body, status=201))
+    taken = (time.perf_counter() - start) * 1000
+    server.ok("DELETE", "/api/dcim/devices/", orjson.dumps([{"id": d["id"]} for d in created]), status=204)
+    return taken
+
+
 def compare_devices(server, device_type, site, role, active) -> None:
     """Bulk create of devices from templates against its floor."""
-    import orjson
     from bench import row
 
-    def create() -> float:
-        body = orjson.dumps(device_rows(uuid.uuid4().hex[:8], device_type, site))
-        start = time.perf_counter()
-        created = orjson.loads(server.ok("POST", "/api/dcim/devices/", body, status=201))
-        taken = (time.perf_counter() - start) * 1000
-        server.ok(
-            "DELETE", "/api/dcim/devices/", orjson.dumps([{"id": d["id"]} for d in created]), status=204
-        )
-        return taken
-
     floor = device_floor(device_type, site, role, active)
-    create(), floor()  # warm-up
+    device_create(server, device_type, site), floor()  # warm-up
     http, floors = [], []
     for _ in range(CYCLES):
-        http.append(create())
+        http.append(device_create(server, device_type, site))
         floors.append(floor())
     h, f = statistics.median(http), statistics.median(floors)
     label = f"bulk create of {DEVICES} devices x {PORTS} ports"
@@ -190,6 +197,135 @@ def interface_rows(run: str, devices, vlan) -> list[dict]:
             "untagged_vlan": str(vlan.pk),
         }
         for i in range(BATCH)
+    ]
+
+
+ADDRESSES = 100  # per bulk write, beside STORED addresses under the same prefixes
+STORED = 792
+SPACE = "bench-writes"
+single_hosts = itertools.count()
+
+
+def address_fixtures(active):
+    """A namespace with a /16 and eight /24s in it (and a /16 for single writes), in each /24 a
+    plain range (.100-.149) and an exclusive one (.200-.250), and STORED addresses (.1-.99)."""
+    from inventory.ipam.models import IPAddress, IPAddressRange, Namespace, Prefix
+
+    space, made = Namespace.objects.get_or_create(name=SPACE)
+    prefixes = {p.cidr: p for p in Prefix.objects.filter(namespace=space)}
+    if not made:
+        return space, prefixes
+    for cidr in ("10.88.0.0/16", "10.89.0.0/16", *(f"10.88.{n}.0/24" for n in range(8))):
+        prefix = Prefix(
+            namespace=space, status=active, type="container" if cidr.endswith("/16") else "network"
+        )
+        prefix.set_prefix(cidr)
+        prefix.full_clean()
+        prefix.save()
+        prefixes[cidr] = prefix
+    for n in range(8):
+        for first, last, exclusive in ((100, 149, False), (200, 250, True)):
+            span = IPAddressRange(namespace=space, status=active, is_exclusive=exclusive)
+            span.set_start_address(f"10.88.{n}.{first}")
+            span.set_end_address(f"10.88.{n}.{last}")
+            span.full_clean()
+            span.save()
+    stored = []
+    for i in range(STORED):
+        address = IPAddress(namespace=space, status=active)
+        address.set_address(f"10.88.{i % 8}.{i // 8 + 1}/24")
+        address.prepare_for_bulk()
+        stored.append(address)
+    with IPAddress.write_batch():
+        IPAddress.objects.bulk_create(stored)
+    return space, prefixes
+
+
+def address_rows(space, prefixes) -> list[dict]:
+    """ADDRESSES addresses in the plain ranges, half naming their namespace, half their parent."""
+    rows = []
+    for i in range(ADDRESSES):
+        row = {"address": f"10.88.{i % 8}.{100 + i // 8}/24", "status": "Active", "description": "x"}
+        if i % 2:
+            row["parent"] = str(prefixes[f"10.88.{i % 8}.0/24"].pk)
+        else:
+            row["namespace"] = str(space.pk)
+        rows.append(row)
+    return rows
+
+
+def address_build(space, prefixes, active):
+    """An address of `address_rows` as the write floor makes it, its parent given."""
+    from inventory.ipam.models import IPAddress
+
+    def build(row: dict):
+        network = row["address"].rsplit(".", 1)[0]
+        address = IPAddress(
+            namespace=space, status=active, description=row["description"], parent=prefixes[f"{network}.0/24"]
+        )
+        address.set_address(row["address"])
+        return address
+
+    return build
+
+
+def single_cycle(server, route: str, body: dict, patch: dict) -> dict[str, float]:
+    """A single POST, then a PATCH of what it made (ms each); then deleted, untimed."""
+    import orjson
+
+    taken = {}
+    start = time.perf_counter()
+    created = orjson.loads(server.ok("POST", route, orjson.dumps(body), status=201))
+    taken["single POST"] = (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    server.ok("PATCH", f"{route}{created['id']}/", orjson.dumps(patch))
+    taken["single PATCH"] = (time.perf_counter() - start) * 1000
+    server.ok("DELETE", f"{route}{created['id']}/", status=204)
+    return taken
+
+
+def single_address(space) -> dict:
+    n = next(single_hosts)
+    return {"address": f"10.89.{n // 250}.{n % 250 + 1}/16", "status": "Active", "namespace": str(space.pk)}
+
+
+def write_cases() -> list:
+    """The write family, seeded on the database connected, for an A/B run (benchmarks/ab.py):
+    (label, one sample(server) -> {part: ms}, samples)."""
+    devices, vlan, active, site, role, maker = interface_fixtures()
+    device_type = device_type_with_ports(maker)
+    space, prefixes = address_fixtures(active)
+
+    def run() -> str:
+        return uuid.uuid4().hex[:8]
+
+    return [
+        (f"{BATCH} tenants", lambda s: http_cycle(s, TENANTS, tenant_rows(run())), CYCLES),
+        (
+            f"{BATCH} interfaces",
+            lambda s: http_cycle(s, INTERFACES, interface_rows(run(), devices, vlan)),
+            CYCLES,
+        ),
+        (
+            f"{DEVICES} devices x {PORTS} ports",
+            lambda s: {"create": device_create(s, device_type, site)},
+            CYCLES,
+        ),
+        (
+            f"{ADDRESSES} IP addresses",
+            lambda s: http_cycle(s, IP_ADDRESSES, address_rows(space, prefixes)),
+            3 * CYCLES,
+        ),
+        (
+            "tenant",
+            lambda s: single_cycle(s, TENANTS, {"name": f"single-{run()}"}, {"description": "again"}),
+            SINGLE_SAMPLES // 4,
+        ),
+        (
+            "IP address",
+            lambda s: single_cycle(s, IP_ADDRESSES, single_address(space), {"description": "again"}),
+            SINGLE_SAMPLES // 4,
+        ),
     ]
 
 
@@ -247,7 +383,7 @@ def compare_bulk(server, label: str, route: str, model, http_rows, floor_rows, b
             floor[name].append(taken)
     for name in ("create", "patch", "delete"):
         h, f = statistics.median(http[name]), statistics.median(floor[name])
-        row(f"bulk {name} of {BATCH} {label}", h, min(http[name]), f"floor {f:.1f} ms: {h / f:.2f}x")
+        row(f"bulk {name} of {label}", h, min(http[name]), f"floor {f:.1f} ms: {h / f:.2f}x")
 
 
 def changelog_cost(server, label: str, route: str, rows) -> None:
@@ -288,6 +424,7 @@ def bench_writes() -> None:
 
     from inventory.dcim.models import Interface
     from inventory.dcim.naming import naturalize
+    from inventory.ipam.models import IPAddress
     from inventory.tenancy.models import Tenant
 
     print(f"writes: bulk of {BATCH} against the write floor (bulk_create, bulk_update, one DELETE)")
@@ -296,8 +433,8 @@ def bench_writes() -> None:
     with Server() as server:
         compare_bulk(
             server,
-            "tenants",
-            "/api/tenancy/tenants/",
+            f"{BATCH} tenants",
+            TENANTS,
             Tenant,
             lambda: tenant_rows(uuid.uuid4().hex[:8]),
             lambda: tenant_rows(uuid.uuid4().hex[:8]),
@@ -305,8 +442,8 @@ def bench_writes() -> None:
         )
         compare_bulk(
             server,
-            "interfaces",
-            "/api/dcim/interfaces/",
+            f"{BATCH} interfaces",
+            INTERFACES,
             Interface,
             lambda: interface_rows(uuid.uuid4().hex[:8], devices, vlan),
             lambda: interface_rows(uuid.uuid4().hex[:8], devices, vlan),
@@ -319,6 +456,16 @@ def bench_writes() -> None:
                 mode=r["mode"],
                 untagged_vlan=vlan,
             ),
+        )
+        space, prefixes = address_fixtures(active)
+        compare_bulk(
+            server,
+            f"{ADDRESSES} IP addresses in ranges, with parents",
+            IP_ADDRESSES,
+            IPAddress,
+            lambda: address_rows(space, prefixes),
+            lambda: address_rows(space, prefixes),
+            address_build(space, prefixes, active),
         )
         compare_devices(server, device_type_with_ports(maker), site, role, active)
         patch_growth(server, devices, active)

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from inventory.dcim.models import Device, DeviceType, Interface, Location, LocationType, Manufacturer
 from inventory.extras.models import Role, Status, Tag
-from inventory.ipam.models import VLAN
+from inventory.ipam.models import VLAN, IPAddress, IPAddressRange, Namespace, Prefix
 from inventory.tenancy.models import Tenant
 
 from .conftest import send
@@ -96,12 +96,60 @@ def statements(api, path: str, rows: list[dict], field: str = "description") -> 
     return counts
 
 
-@pytest.mark.parametrize("kind", ["tenants", "interfaces"])
-def test_statements_per_bulk_write_do_not_grow_with_the_batch(api, network, kind):
-    path = {"tenants": "/api/tenancy/tenants/", "interfaces": "/api/dcim/interfaces/"}[kind]
+@pytest.fixture
+def address_space(network):
+    """A namespace with nested prefixes, a range and an exclusive range in its /24s: where the
+    addresses of a batch find their parents and are checked against the ranges."""
+    active = Status.objects.get(name="Active")
+    space = Namespace.objects.create(name="batch-space")
+    tag = network[2]
+    tag.content_types.add(ContentType.objects.get_for_model(IPAddress))
+    prefixes = {}
+    for cidr in ("10.77.0.0/16", *(f"10.77.{n}.0/24" for n in range(8))):
+        prefix = Prefix(namespace=space, status=active)
+        prefix.set_prefix(cidr)
+        prefix.full_clean()
+        prefix.save()
+        prefixes[cidr] = prefix
+    for n in range(8):
+        for first, last, exclusive in ((100, 149, False), (200, 250, True)):
+            span = IPAddressRange(namespace=space, status=active, is_exclusive=exclusive)
+            span.set_start_address(f"10.77.{n}.{first}")
+            span.set_end_address(f"10.77.{n}.{last}")
+            span.full_clean()
+            span.save()
+    return space, prefixes, tag
+
+
+def addresses(size: int, address_space) -> list[dict]:
+    """Addresses spread over the /24s, inside and outside a plain range, each naming its
+    namespace, its parent or neither (then the Global namespace, where no prefix holds them)."""
+    space, prefixes, tag = address_space
+    rows = []
+    for i in range(size):
+        net, host = i % 8, (120 if i // 8 % 2 else 10) + i // 16  # unique: i = 16 q + 8 b + n
+        row = {"address": f"10.77.{net}.{host}/24", "status": "Active", "tags": [str(tag.pk)]}
+        if i % 3 == 0:
+            row["namespace"] = str(space.pk)
+        elif i % 3 == 1:
+            row["parent"] = str(prefixes[f"10.77.{net}.0/24"].pk)
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("kind", ["tenants", "interfaces", "ip addresses"])
+def test_statements_per_bulk_write_do_not_grow_with_the_batch(api, network, kind, request):
+    path = {
+        "tenants": "/api/tenancy/tenants/",
+        "interfaces": "/api/dcim/interfaces/",
+        "ip addresses": "/api/ipam/ip-addresses/",
+    }[kind]
+    space = request.getfixturevalue("address_space") if kind == "ip addresses" else None
 
     def rows(size):
         run = uuid.uuid4().hex[:6]
+        if kind == "ip addresses":
+            return addresses(size, space)
         return tenants(size, run, network[2]) if kind == "tenants" else interfaces(size, run, network)
 
     statements(api, path, rows(3))  # warm-up: content types, custom field definitions, plans
@@ -149,6 +197,43 @@ def test_devices_from_templates_cost_statements_per_table_not_per_device(api, ne
         assert [o.power_port.device_id for o in device.poweroutlets.select_related("power_port")] == [
             device.pk
         ]
+
+
+def test_a_batch_of_addresses_is_refused_as_each_address_alone(api, address_space):
+    """Ranges and parents are read for the whole batch at once: each item's refusal reads as a
+    single write's, and the batch writes nothing."""
+    space, prefixes, _ = address_space
+    wrong = str(prefixes["10.77.1.0/24"].pk)
+    rows = [
+        {"address": "10.77.0.210/24", "status": "Active", "namespace": str(space.pk)},
+        {"address": "10.77.0.20/24", "status": "Active", "namespace": str(space.pk)},
+        {"address": "10.77.2.20/24", "status": "Active", "parent": wrong},
+        {"address": "10.78.0.1/24", "status": "Active", "namespace": str(space.pk)},
+    ]
+    singles = [send(api, "post", "/api/ipam/ip-addresses/", row) for row in rows]
+    assert [status for status, _ in singles] == [400, 201, 400, 400]
+    for status, created in singles:
+        if status == 201:
+            assert send(api, "delete", f"/api/ipam/ip-addresses/{created['id']}/")[0] == 204
+    status, errors = send(api, "post", "/api/ipam/ip-addresses/", rows)
+    assert status == 400
+    assert errors == [body if status == 400 else {} for status, body in singles]
+    assert errors[0] == {
+        "__all__": [
+            'IP address 10.77.0.210 falls within exclusive IP Address Range "batch-space: 10.77.0.200 - '
+            '10.77.0.250". Creating an IP Address within an exclusive range is not permitted.'
+        ]
+    }
+    assert errors[2] == {
+        "parent": [
+            "10.77.1.0/24 cannot be assigned as the parent of 10.77.2.20/24.  In namespace batch-space, "
+            "the expected parent would be 10.77.2.0/24."
+        ]
+    }
+    assert errors[3] == {
+        "namespace": ["No suitable parent Prefix for 10.78.0.1 exists in Namespace batch-space"]
+    }
+    assert not IPAddress.objects.filter(namespace=space).exists()
 
 
 def test_a_batch_names_its_failing_items_and_writes_nothing(api, network):

@@ -244,37 +244,63 @@ class NetworkModel(NamespacedModel):
             instance.stored_span, instance.stored_parent_id = parents.span_of(instance), instance.parent_id
         return instance
 
-    def check_parent(self, required: bool) -> None:
-        """A parent the write names must be the closest prefix containing the object (its
-        namespace then is the parent's); an address put in a namespace by name needs one there
-        (`required`), as the reference's do. Left to `parents` otherwise."""
+    parent_required = False  # an address put in a namespace by name needs a parent there
+
+    def parent_question(self) -> tuple[bool, bool, object]:
+        """(whether the write names the namespace, whether it names the parent, the namespace
+        the parent is looked for in), as `check_parent` sees them; asked before clean_fields
+        too, which puts an object that names no namespace in the Global one."""
+        namespace = self.namespace_id or parents.default_namespace_id()
         stored = getattr(self, "stored_span", None)
-        named = self.namespace_named or stored is not None and stored[0] != self.namespace_id
+        named = getattr(self, "namespace_named", self.namespace_id is not None and self._state.adding)
+        named = named or stored is not None and stored[0] != namespace
         parent_named = self.parent_id is not None and self.parent_id != getattr(
             self, "stored_parent_id", None
         )
+        if parent_named and not named:
+            namespace = self.parent.namespace_id
+        return named, parent_named, namespace
+
+    def check_parent(self) -> None:
+        """A parent the write names must be the closest prefix containing the object (its
+        namespace then is the parent's); an address put in a namespace by name needs one there
+        (`parent_required`), as the reference's do. Left to `parents` otherwise."""
+        named, parent_named, namespace = self.parent_question()
         if not (named or parent_named) or parents.span_of(self) is None:
             return
-        if parent_named and not named:
-            self.namespace_id = self.parent.namespace_id
+        self.namespace_id = namespace
         found = parents.closest(self)
-        namespace = Namespace.objects.filter(pk=self.namespace_id).first()
         if parent_named and found != self.parent_id:
-            expected = Prefix.objects.filter(pk=found).first()
+            expected = parents.batch_read(
+                self, "prefix", found, lambda: Prefix.objects.filter(pk=found).first()
+            )
             raise ValidationError(
                 {
                     "parent": [
                         f"{self.parent} cannot be assigned as the parent of {self}. "
-                        f" In namespace {namespace}, the expected parent would be {expected}."
+                        f" In namespace {self.namespace_read()}, the expected parent would be {expected}."
                     ]
                 }
             )
-        if found is None and required:
+        if found is None and self.parent_required:
             host = networks.address_text(self.ip_version, self.host_address)
             raise ValidationError(
-                {"namespace": [f"No suitable parent Prefix for {host} exists in Namespace {namespace}"]}
+                {
+                    "namespace": [
+                        f"No suitable parent Prefix for {host} exists in Namespace {self.namespace_read()}"
+                    ]
+                }
             )
         self.parent_id = found
+
+    def namespace_read(self):
+        pk = self.namespace_id
+        return parents.batch_read(self, "namespace", pk, lambda: Namespace.objects.filter(pk=pk).first())
+
+    @classmethod
+    def prepare_batch_clean(cls, objects: list) -> None:
+        """What `check_parent` reads, for the whole batch at once."""
+        parents.read_for_clean(objects, cls.parent_required)
 
     def save(self, *args, **kwargs):
         super().save(*args, **kwargs)
@@ -350,7 +376,7 @@ class Prefix(SingleLocation, NetworkModel):
 
     def clean(self):
         super().clean()
-        self.check_parent(required=False)
+        self.check_parent()
         ranges.ranges_left_outside(self)
 
     @property
@@ -370,6 +396,7 @@ class IPAddress(NetworkModel):
     natural_key_field_names = ("parent__namespace", "host")
 
     TYPES = [("dhcp", "DHCP"), ("host", "Host"), ("slaac", "SLAAC")]
+    parent_required = True
 
     host_address = models.BinaryField(max_length=networks.WIDTH, editable=False)
     place_columns = NetworkModel.place_columns | {"host_address"}
@@ -446,7 +473,14 @@ class IPAddress(NetworkModel):
         if self.type == "slaac" and self.ip_version != 6:
             raise ValidationError({"type": ["Only IPv6 addresses can be assigned SLAAC type"]})
         ranges.exclusive_range_refusal(self)
-        self.check_parent(required=True)
+        self.check_parent()
+
+    @classmethod
+    def prepare_batch_clean(cls, addresses: list) -> None:
+        """The exclusive ranges holding the batch's addresses too (one statement, and one more
+        for those found)."""
+        ranges.read_exclusive_ranges(addresses)
+        super().prepare_batch_clean(addresses)
 
 
 class IPAddressRange(ranges.RangeRules, NamespacedModel):

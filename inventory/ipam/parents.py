@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from functools import reduce
 
 from django.apps import apps
+from django.db import connections, router
 from django.db.models import OuterRef, Q, Subquery
 
 GLOBAL = "Global"
@@ -42,13 +43,15 @@ def default_namespace_id():
     return namespace.pk
 
 
-def span_of(obj) -> tuple | None:
-    """(namespace, version, first, last) of a prefix (an address: its host), None when unset."""
+def span_of(obj, namespace=None) -> tuple | None:
+    """(namespace, version, first, last) of a prefix (an address: its host), None when unset.
+    `namespace`: the one it is to be in, where it names none yet."""
     first = getattr(obj, "host_address", None) if hasattr(obj, "mask_length") else obj.network_address
     last = first if hasattr(obj, "mask_length") else obj.broadcast_address
-    if obj.namespace_id is None or obj.ip_version is None or first is None or last is None:
+    namespace = obj.namespace_id if namespace is None else namespace
+    if namespace is None or obj.ip_version is None or first is None or last is None:
         return None
-    return obj.namespace_id, obj.ip_version, bytes(first), bytes(last)
+    return namespace, obj.ip_version, bytes(first), bytes(last)
 
 
 @contextmanager
@@ -143,18 +146,120 @@ def reparent(spans, ids) -> None:
         )
 
 
-def closest(obj):
-    """The id of the closest prefix of `obj`'s namespace containing it (None: none does)."""
-    span = span_of(obj)
+def point_of(obj, namespace=None) -> tuple | None:
+    """(namespace, version, first, last, shorter than) whose closest prefix is `obj`'s parent
+    (a prefix's parent is shorter than it), None when unset; `namespace` as for `span_of`."""
+    span = span_of(obj, namespace)
     if span is None:
         return None
-    namespace, version, first, last = span
-    rows = model("Prefix").objects.filter(
-        namespace_id=namespace, ip_version=version, network_address__lte=first, broadcast_address__gte=last
-    )
-    if not hasattr(obj, "mask_length"):
-        rows = rows.filter(prefix_length__lt=obj.prefix_length)
-    return rows.order_by("-prefix_length", "pk").values_list("pk", flat=True).first()
+    return (*span, None if hasattr(obj, "mask_length") else obj.prefix_length)
+
+
+# The closest prefix containing a point, as `first_for_each` reads it.
+CLOSEST = (
+    "r.network_address <= v.a AND r.broadcast_address >= v.b AND (v.len IS NULL OR r.prefix_length < v.len)",
+    "r.prefix_length DESC, r.id",
+)
+
+
+def closest(obj):
+    """The id of the closest prefix of `obj`'s namespace containing it (None: none does): as
+    its write's batch read it (`read_for_batch`), or read now."""
+    point = point_of(obj)
+    if point is None:
+        return None
+    return batch_read(obj, "closest", point, lambda: first_for_each("Prefix", *CLOSEST, [point])[point])
+
+
+def batch_read(obj, kind: str, key, read):
+    """What the object's batch read for `key` before its objects were cleaned, or `read()`."""
+    reads = getattr(obj, "batch_reads", None)
+    if reads is not None and (kind, key) in reads:
+        return reads[(kind, key)]
+    return read()
+
+
+def read_for_batch(objects: list, kind: str, found: dict) -> None:
+    """Keep `found` ({key: answer}) for the checks of the batch's objects (`batch_read`), in one
+    place they share."""
+    if not objects:
+        return
+    reads = getattr(objects[0], "batch_reads", None)
+    if reads is None:
+        reads = {}
+        for obj in objects:
+            obj.batch_reads = reads
+    reads.update(((kind, key), answer) for key, answer in found.items())
+
+
+def read_for_clean(objects: list, required: bool) -> None:
+    """What the objects' `check_parent` reads, for a whole batch before its objects are
+    cleaned: the closest prefix of each object whose parent is checked (one statement), and
+    for those it refuses, the namespace and expected parent their errors name (two more).
+    `required`: a parent is, in a namespace the write names."""
+    asked = []
+    for obj in objects:
+        named, parent_named, namespace = obj.parent_question()
+        point = point_of(obj, namespace) if named or parent_named else None
+        if point is not None:
+            asked.append((obj, point, parent_named))
+    if not asked:
+        return
+    found = first_for_each("Prefix", *CLOSEST, [point for _, point, _ in asked])
+    read_for_batch(objects, "closest", found)
+    refused = [
+        (point[0], found[point])
+        for obj, point, parent_named in asked
+        if parent_named and found[point] != obj.parent_id or found[point] is None and required
+    ]
+    if refused:
+        namespaces = model("Namespace").objects.in_bulk({namespace for namespace, _ in refused})
+        prefixes = model("Prefix").objects.in_bulk({prefix for _, prefix in refused if prefix is not None})
+        read_for_batch(objects, "namespace", {n: namespaces.get(n) for n, _ in refused})
+        read_for_batch(objects, "prefix", {p: prefixes.get(p) for _, p in refused})
+
+
+def first_for_each(model_name: str, where: str, order: str, points: list[tuple]) -> dict:
+    """{point: the id of the first row (by `order`) of the model in the point's namespace and
+    version that `where` takes, or None} for points (namespace, version, first, last, shorter
+    than or None): one statement for them all, where a query each costs a round trip each.
+    `where` and `order` are SQL over the row `r` and the point `v` (columns a, b, len)."""
+    points = list(dict.fromkeys(points))
+    target = model(model_name)
+    connection = connections[router.db_for_read(target)]
+    quote = connection.ops.quote_name
+    prefix = model("Prefix")._meta
+    fields = [
+        prefix.get_field(n) for n in ("namespace", "ip_version", "network_address", "broadcast_address")
+    ]
+    fields.append(prefix.get_field("prefix_length"))
+    # PostgreSQL reads VALUES as text unless told each column's type.
+    typed = connection.vendor == "postgresql"
+    marks = ", ".join(["%s", *(f"%s::{f.db_type(connection)}" if typed else "%s" for f in fields)])
+    limit = connection.features.max_query_params
+    size = max(1, limit // (len(fields) + 1)) if limit else len(points) or 1
+    found = {}
+    pk = target._meta.pk
+    for start in range(0, len(points), size):
+        chunk = points[start : start + size]
+        sql = (
+            f"WITH v(n, ns, ver, a, b, len) AS (VALUES {', '.join([f'({marks})'] * len(chunk))}) "
+            f"SELECT v.n, (SELECT r.{quote(pk.column)} FROM {quote(target._meta.db_table)} r "
+            f"WHERE r.namespace_id = v.ns AND r.ip_version = v.ver AND {where} ORDER BY {order} LIMIT 1) FROM v"
+        )
+        params = [
+            value
+            for n, point in enumerate(chunk, start)
+            for value in (
+                n,
+                *(f.get_db_prep_value(v, connection) for f, v in zip(fields, point, strict=True)),
+            )
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            for n, found_pk in cursor.fetchall():
+                found[points[n]] = None if found_pk is None else pk.to_python(found_pk)
+    return found
 
 
 def create_global_namespace(apps, schema_editor):

@@ -171,28 +171,44 @@ class RangeRules:
         return instance
 
 
+# The exclusive range holding a host, as `parents.first_for_each` reads it.
+EXCLUSIVE = (
+    "r.is_exclusive AND r.start_host_address <= v.a AND r.end_host_address >= v.b",
+    "r.start_host_address, r.id",
+)
+
+
 def exclusive_range_refusal(address) -> None:
     """An address may not be made inside an exclusive range of its namespace."""
-    if address.host_address is None or address.namespace_id is None:
+    point = parents.point_of(address)
+    if point is None:  # no address (refused as such) or no namespace: no range holds it
         return
-    host = bytes(address.host_address)
-    found = (
-        parents.model("IPAddressRange")
-        .objects.filter(
-            namespace_id=address.namespace_id,
-            ip_version=address.ip_version,
-            is_exclusive=True,
-            start_host_address__lte=host,
-            end_host_address__gte=host,
-        )
-        .first()
-    )
+    found = parents.batch_read(address, "exclusive", point, lambda: exclusive_ranges([point])[point])
     if found is not None:
-        host_text = networks.address_text(address.ip_version, host)
+        host_text = networks.address_text(address.ip_version, bytes(address.host_address))
         raise ValidationError(
             f'IP address {host_text} falls within exclusive IP Address Range "{found}". '
             "Creating an IP Address within an exclusive range is not permitted."
         )
+
+
+def exclusive_ranges(points: list[tuple]) -> dict:
+    """{point: the exclusive range of its namespace holding it, or None}: one statement for the
+    points, and one more for the ranges found."""
+    ids = parents.first_for_each("IPAddressRange", *EXCLUSIVE, points)
+    wanted = {pk for pk in ids.values() if pk is not None}
+    found = (
+        parents.model("IPAddressRange").objects.select_related("namespace").in_bulk(wanted) if wanted else {}
+    )
+    return {point: found.get(pk) for point, pk in ids.items()}
+
+
+def read_exclusive_ranges(addresses: list) -> None:
+    """The exclusive ranges a batch's addresses fall in, read for their clean()."""
+    points = [parents.point_of(a, a.namespace_id or parents.default_namespace_id()) for a in addresses]
+    points = [point for point in points if point is not None]
+    if points:
+        parents.read_for_batch(addresses, "exclusive", exclusive_ranges(points))
 
 
 def ranges_left_outside(prefix) -> None:
