@@ -254,6 +254,7 @@ register(
                 ("network_driver",), Platform.driver_mappings, output="object"
             )
         },
+        json_filters=("napalm_args",),
         search=("name", "description", "network_driver", "napalm_driver"),
         lists={
             "softwareversion_set": "dcim.SoftwareVersion.platform"
@@ -597,6 +598,7 @@ register(
             ),
             **DEVICE_MODULE_FILTERS,
         },
+        isnull=("serial",),  # never null here, as the reference's: true selects none
         natural_key=None,
     )
 )
