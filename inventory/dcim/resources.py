@@ -37,7 +37,7 @@ from .filters import (
 )
 from .labels import device_display, module_bay_labels, module_labels
 from .legacy import region_of, site_filters, site_of, within
-from .listfilters import CABLE_FILTERS, LOCATION_FILTERS, RACK_GROUP_FILTERS
+from .listfilters import CABLE_FILTERS, DEVICE_TYPE_FILTERS, LOCATION_FILTERS, RACK_GROUP_FILTERS
 from .models import (
     Cable,
     CableToCableTermination,
@@ -241,6 +241,7 @@ register(
         search=("model", "part_number", "comments"),
         counts={"device_count": "dcim.Device.device_type"},
         read_only=("software_image_files",),
+        filters=DEVICE_TYPE_FILTERS,
         natural_key="model",
         legacy=Legacy(nested=("manufacturer", "model", "slug", "device_count")),
     )
