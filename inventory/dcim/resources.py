@@ -3,6 +3,7 @@ import uuid
 from django.apps import apps
 from django.db.models import F, Q
 
+from inventory.ipam.listfilters import holding_addresses
 from queryengine.registry import (
     Computed,
     CustomFilter,
@@ -419,7 +420,6 @@ register(
             "controller": "controller_managed_device_group__controller",
             "cluster": "clusters",
             "is_full_depth": "device_type__is_full_depth",
-            "ip_addresses": "interfaces__ip_addresses",
             "radio_profiles": "controller_managed_device_group__radio_profiles",
             "wireless_networks": "controller_managed_device_group__wireless_networks",
             **DEVICE_MODULE_RELATIONS,
@@ -442,6 +442,7 @@ register(
             "is_virtual_chassis_member": VC_MEMBER,
             "virtual_chassis_member": VC_MEMBER,
             "has_ip_addresses": holding("interfaces__ip_addresses"),
+            "ip_addresses": holding_addresses("interfaces__ip_addresses"),
             "has_radio_profiles": holding("controller_managed_device_group__radio_profiles"),
             "has_wireless_networks": holding("controller_managed_device_group__wireless_networks"),
             "local_config_context_data": LOCAL_CONTEXT,
