@@ -387,7 +387,8 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         if spec.kind == SCALAR:
             family = _family(f)
             if family.lookups:
-                add(spec.name, spec.name, family, nullable=f.null, legacy=spec.legacy)
+                nullable = f.null or spec.name in resource.isnull
+                add(spec.name, spec.name, family, nullable=nullable, legacy=spec.legacy)
         elif spec.kind == FOREIGN_KEY:
             add(spec.name, spec.name, RELATED, "related", nullable=f.null)
             if f.concrete and f"{spec.name}_id" not in {s.name for s in resource.fields}:

@@ -344,7 +344,8 @@ class Resource:
     # every relation to many objects: a port's `has_cable`.
     has: tuple[str, ...] = ()
     # Fields whose filters take `__isnull` though they are never empty here: the reference's
-    # models let them be (a contact association's `associated_object_type`).
+    # models let them be (a contact association's `associated_object_type`) or its filters name
+    # it (a module's `serial`).
     isnull: tuple[str, ...] = ()
     # Content type fields also filtered by the type's integer id, `<name>_id` (`__n`, and
     # `__isnull` where the field takes it): a change record's `changed_object_type_id`.

@@ -47,9 +47,10 @@ def list_text_contains(name: str) -> CustomFilter:
     )
 
 
-def members(path: str, model, key: str | None = "name") -> CustomFilter:
-    """Objects related to any of the given ones through a to-many `path` (`module_types`), named
-    by id or by `key`."""
+def members(path: str, model, key: str | None = "name", negated: bool = False, isnull: bool = False):
+    """Objects related to any of the given ones through a to-many `path` (`module_types`,
+    `parent__vrfs`), named by id or by `key`; `negated`: also `<name>__n`, `isnull`: also
+    `<name>__isnull` (none related at all)."""
 
     def parse(value: str):
         try:
@@ -61,15 +62,25 @@ def members(path: str, model, key: str | None = "name") -> CustomFilter:
             raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
         return pks
 
+    def held(obj) -> list:
+        rows = type(obj)._default_manager.filter(pk=obj.pk).values_list(path, flat=True)
+        return [pk for pk in rows if pk is not None]
+
     def oracle(obj, groups) -> bool:
         wanted = {pk for group in groups for pk in group}
-        return bool(wanted & set(getattr(obj, path).values_list("pk", flat=True)))
+        return bool(wanted & set(held(obj)))
 
     def samples(objects) -> list:
-        return [str(pk) for obj in objects for pk in getattr(obj, path).values_list("pk", flat=True)][:1]
+        first = next((pk for obj in objects for pk in held(obj)), None)
+        return [] if first is None else [str(first)]
 
     return CustomFilter(
-        lambda groups: Q(**{f"{path}__in": [pk for group in groups for pk in group]}), parse, oracle, samples
+        lambda groups: Q(**{f"{path}__in": [pk for group in groups for pk in group]}),
+        parse,
+        oracle,
+        samples,
+        negated=negated,
+        present=(lambda: Q(**{f"{path}__isnull": False})) if isnull else None,
     )
 
 

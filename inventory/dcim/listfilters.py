@@ -8,7 +8,7 @@ from django.db.models import Q
 from queryengine.filters import parse_content_type, parse_int
 from queryengine.registry import CustomFilter
 
-from .filters import flag, objects_named
+from .filters import flag, holding, objects_named
 from .legacy import subtree
 from .models import CableToCableTermination, Location, LocationType
 
@@ -148,4 +148,20 @@ RACK_GROUP_FILTERS = {
         lambda group, lineages: any(group.location_id in lineage for lineage in lineages),
         lambda groups: [g.location.name for g in groups][:1],
     ),
+}
+
+
+# Whether a device type has templates of each kind (front ports: pass-through ones), as the
+# reference's, by the relations' ORM names.
+DEVICE_TYPE_FILTERS = {
+    name: holding(path)
+    for name, path in {
+        "console_ports": "consoleporttemplates",
+        "console_server_ports": "consoleserverporttemplates",
+        "power_ports": "powerporttemplates",
+        "power_outlets": "poweroutlettemplates",
+        "interfaces": "interfacetemplates",
+        "device_bays": "device_bay_templates",
+        "pass_through_ports": "frontporttemplates",
+    }.items()
 }

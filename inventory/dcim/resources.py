@@ -3,6 +3,7 @@ import uuid
 from django.apps import apps
 from django.db.models import F, Q
 
+from inventory.ipam.listfilters import holding_addresses
 from queryengine.registry import (
     Computed,
     CustomFilter,
@@ -37,7 +38,7 @@ from .filters import (
 )
 from .labels import device_display, module_bay_labels, module_labels
 from .legacy import region_of, site_filters, site_of, within
-from .listfilters import CABLE_FILTERS, LOCATION_FILTERS, RACK_GROUP_FILTERS
+from .listfilters import CABLE_FILTERS, DEVICE_TYPE_FILTERS, LOCATION_FILTERS, RACK_GROUP_FILTERS
 from .models import (
     Cable,
     CableToCableTermination,
@@ -241,6 +242,7 @@ register(
         search=("model", "part_number", "comments"),
         counts={"device_count": "dcim.Device.device_type"},
         read_only=("software_image_files",),
+        filters=DEVICE_TYPE_FILTERS,
         natural_key="model",
         legacy=Legacy(nested=("manufacturer", "model", "slug", "device_count")),
     )
@@ -254,6 +256,7 @@ register(
                 ("network_driver",), Platform.driver_mappings, output="object"
             )
         },
+        json_filters=("napalm_args",),
         search=("name", "description", "network_driver", "napalm_driver"),
         lists={
             "softwareversion_set": "dcim.SoftwareVersion.platform"
@@ -417,7 +420,6 @@ register(
             "controller": "controller_managed_device_group__controller",
             "cluster": "clusters",
             "is_full_depth": "device_type__is_full_depth",
-            "ip_addresses": "interfaces__ip_addresses",
             "radio_profiles": "controller_managed_device_group__radio_profiles",
             "wireless_networks": "controller_managed_device_group__wireless_networks",
             **DEVICE_MODULE_RELATIONS,
@@ -440,6 +442,7 @@ register(
             "is_virtual_chassis_member": VC_MEMBER,
             "virtual_chassis_member": VC_MEMBER,
             "has_ip_addresses": holding("interfaces__ip_addresses"),
+            "ip_addresses": holding_addresses("interfaces__ip_addresses"),
             "has_radio_profiles": holding("controller_managed_device_group__radio_profiles"),
             "has_wireless_networks": holding("controller_managed_device_group__wireless_networks"),
             "local_config_context_data": LOCAL_CONTEXT,
@@ -597,6 +600,7 @@ register(
             ),
             **DEVICE_MODULE_FILTERS,
         },
+        isnull=("serial",),  # never null here, as the reference's: true selects none
         natural_key=None,
     )
 )

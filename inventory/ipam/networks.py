@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import reduce
 
 import netaddr
-from django.db.models import Q
+from django.db.models import OuterRef, Q
 
 WIDTH = 16
 
@@ -95,6 +95,49 @@ def host_within(net: netaddr.IPNetwork) -> Q:
     """Addresses whose host part lies in `net`, whatever their mask."""
     version, first, last = spans(net)
     return Q(ip_version=version, host_address__gte=first, host_address__lte=last)
+
+
+def contained_in_outer(length: str, strict: bool) -> Q:
+    """Networks of a subquery inside the network of the row it is correlated with (strictly: not
+    that network itself), within its IP version: the relations of `contained`, row to row."""
+    q = Q(
+        ip_version=OuterRef("ip_version"),
+        network_address__gte=OuterRef("network_address"),
+        broadcast_address__lte=OuterRef("broadcast_address"),
+    )
+    return q & Q(**{f"{length}__gt": OuterRef(length)}) if strict else q
+
+
+def containing_outer(length: str, strict: bool) -> Q:
+    """Networks of a subquery containing the network of the row it is correlated with (strictly:
+    not that network itself): the relation of `containing`, row to row."""
+    q = Q(
+        ip_version=OuterRef("ip_version"),
+        network_address__lte=OuterRef("network_address"),
+        broadcast_address__gte=OuterRef("broadcast_address"),
+    )
+    return q & Q(**{f"{length}__lt": OuterRef(length)}) if strict else q
+
+
+def boundary_network(value: str, name: str, masked: bool) -> netaddr.IPNetwork:
+    """A network without host bits (`10.0.0.0/24`, not `10.0.0.1/24`), written with its mask where
+    `masked` asks for one, as the reference's strict `prefix_exact` takes it; `name` is the filter
+    the error names."""
+    net = parse_network(value)
+    if masked and "/" not in value:
+        raise ValueError(f"Invalid {name} value (missing mask): {value}")
+    if net.ip != net.network:
+        raise ValueError(
+            f"Invalid {name} value as it is not a subnet boundary: {value}, did you mean {net.cidr}?"
+        )
+    return net
+
+
+def host_and_mask(value: str) -> tuple[int, bytes, int]:
+    """An address as the reference names one in a list of addresses: its host and mask, the mask
+    being the whole address's (/32, /128) where none is written."""
+    net = parse_network(value, "IP address")
+    return net.version, to_bytes(int(net.ip)), net.prefixlen
 
 
 def any_of(queries) -> Q:

@@ -9,7 +9,7 @@ from inventory.virtualization.models import VirtualMachine
 from queryengine.filters import parse_uuid, whole_number_search
 from queryengine.registry import Computed, CustomFilter, Display, Legacy, Resource, extend_graphql, register
 
-from . import graphql, legacy, networks, ranges, services
+from . import graphql, legacy, listfilters, networks, ranges, services
 from .models import (
     RIR,
     VLAN,
@@ -218,7 +218,8 @@ register(
         filters={
             "import_targets": members("import_targets", RouteTarget),
             "export_targets": members("export_targets", RouteTarget),
-            "device": members("devices", Device),
+            "device": members("devices", Device, negated=True),
+            "prefix": listfilters.vrf_holding_prefixes(),
             "virtual_machines": members("virtual_machines", VirtualMachine),
             "virtual_device_contexts": members("virtual_device_contexts", VirtualDeviceContext),
         },
@@ -259,6 +260,7 @@ register(
         single_of={"location": "locations"},
         # Any of its locations, as the reference's `location` filter.
         relations={"location": "locations"},
+        filters=listfilters.VLAN_FILTERS,
         counts={"prefix_count": "ipam.Prefix.vlan"},
         natural_key=None,
         legacy=Legacy(
@@ -326,6 +328,7 @@ register(
             ),
             "present_in_vrf": CustomFilter(present_in_vrf("assigned_vrfs"), parse_vrf),
             "present_in_vrf_id": present_in_vrf_id("assigned_vrfs"),
+            **listfilters.PREFIX_FILTERS,
         },
         search_q=prefix_search,
         legacy=Legacy(
@@ -369,6 +372,9 @@ register(
             "virtual_machine_id": assigned_to("vm_interface__virtual_machine", by_name=False),
             "interfaces": assigned_to("interface", by_name=True),
             "vm_interfaces": assigned_to("vm_interface", by_name=True),
+            # The VRFs of the address's parent prefix, by id or RD, as the reference's.
+            "vrfs": members("parent__vrfs", VRF, "rd", negated=True, isnull=True),
+            **listfilters.ADDRESS_FILTERS,
         },
         search_q=address_search,
         legacy=Legacy(

@@ -1,6 +1,7 @@
 from inventory.dcim.filters import LOCAL_CONTEXT, assigned_vlan, by_vlan_id, holding
 from inventory.dcim.legacy import site_filters, site_of
 from inventory.dcim.resources import HAS_PRIMARY_IP, PRIMARY_IP
+from inventory.ipam.listfilters import holding_addresses
 from queryengine.registry import Legacy, Resource, register
 
 from .models import Cluster, ClusterGroup, ClusterType, VirtualMachine, VMInterface
@@ -56,11 +57,11 @@ register(
         relations={
             "location": "cluster__location",
             "mac_address": "interfaces__mac_address",
-            "ip_addresses": "interfaces__ip_addresses",
         },
         filters={
             "has_primary_ip": HAS_PRIMARY_IP,
             "has_ip_addresses": holding("interfaces__ip_addresses"),
+            "ip_addresses": holding_addresses("interfaces__ip_addresses"),
             "local_config_context_data": LOCAL_CONTEXT,
         },
         has=("software_version",),
