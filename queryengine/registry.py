@@ -152,10 +152,6 @@ class GenericList:
     applies: Callable
 
 
-def with_custom_fields(resource) -> bool:
-    return resource.has_custom_fields
-
-
 def every_object(resource) -> bool:
     return True
 
@@ -347,6 +343,12 @@ class Resource:
     nested_as_generic: tuple[str, ...] = ()
     graphql_list: str | None = None  # the list's GraphQL name where the route's would clash
     notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
+    # Whether contacts are associated with objects and static groups hold them (GraphQL's
+    # `associated_contacts`, `static_group_association_set`), as the reference's models mixing
+    # them in; None: as the application keeping them decides (those with custom fields, or whose
+    # model says it takes contacts or groups).
+    contacts: bool | None = None
+    static_groups: bool | None = None
     # Taking no notes, but showing `notes_url` as null, as the reference's component templates do.
     notes_url_null: bool = False
     # False: taking notes (its `notes/` path) without showing `notes_url`, as the reference's

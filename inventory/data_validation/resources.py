@@ -36,6 +36,7 @@ register(
         generic_lists={"associated_data_compliance": GenericList("content_type", "object_id", every_object)},
         natural_key=None,
         notes=True,
+        static_groups=True,  # as the reference's, held by static groups (no dynamic ones)
         # Results of audits: kept by the jobs that make them, not a history of their own.
         change_logged=False,
     )

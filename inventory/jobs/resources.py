@@ -64,6 +64,8 @@ register(
         natural_key=None,
         writable=False,
         notes=False,
+        contacts=False,  # as the reference's job results: no contacts, no groups
+        static_groups=False,
     )
 )
 register(

@@ -1,0 +1,129 @@
+"""Fields of the reference's GraphQL types beyond those REST shows, through /api/graphql/, each
+answered alike by the compiled plan and the generic executor: the lists of contacts and static
+groups on definitions (computed fields, webhooks, ...)."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from inventory.data_validation.models import DataCompliance
+from inventory.extras.models import ComputedField, ConfigContext, Webhook
+from queryengine import engine
+from queryengine.scalars import dumps
+from queryengine.schema import RequestContext, schema
+
+from .conftest import send
+
+# Every test here reads and writes inside its own transaction: one sample serves them all.
+pytestmark = pytest.mark.usefixtures("shared_sample")
+
+BASE = "http://testserver/api/"
+
+
+def through_http(api, user, query: str, variables: dict | None = None) -> dict:
+    """A document answered by /api/graphql/ (compiled), its data the generic executor's too."""
+    response = api.post("/api/graphql/", {"query": query, "variables": variables or {}})
+    assert response.status_code == 200, response.content
+    body = orjson.loads(response.content)
+    assert "errors" not in body, body
+    assert engine.prepare_supplied(query).plan is not None, "the document compiles"
+    generic = engine.run(
+        query, variables or {}, RequestContext(user=user, base_url=BASE), supplied=True, compiled=False
+    )
+    assert not generic.errors, generic.errors
+    assert body["data"] == orjson.loads(dumps(generic.data))
+    return body["data"]
+
+
+def created(api, path: str, body: dict) -> dict:
+    status, answer = send(api, "post", path, body)
+    assert status == 201, answer
+    return answer
+
+
+def fields_of(type_name: str) -> set[str]:
+    return set(schema.graphql_schema.get_type(type_name).fields)
+
+
+@pytest.mark.parametrize(
+    "type_name, contacts, statics, groups",
+    [
+        ("ComputedFieldType", True, True, True),
+        ("ConfigContextType", True, False, True),  # its `dynamic_groups` are its own field
+        ("CustomLinkType", True, True, True),
+        ("ExportTemplateType", True, True, True),
+        ("GraphQLQueryType", True, True, True),
+        ("JobButtonType", True, True, True),
+        ("WebhookType", True, True, True),
+        ("DataComplianceType", False, True, True),
+        ("JobResultType", False, False, False),
+    ],
+)
+def test_definitions_list_contacts_and_static_groups_as_the_reference(type_name, contacts, statics, groups):
+    shown = fields_of(type_name)
+    assert ("associated_contacts" in shown) is contacts
+    assert ("static_group_association_set" in shown) is statics
+    assert ("dynamic_groups" in shown) is groups
+
+
+def test_definitions_show_their_contacts_and_static_groups(api, sample, superuser):
+    computed = ComputedField.objects.order_by("key").first()
+    context = ConfigContext.objects.order_by("name").first()
+    hook = Webhook.objects.order_by("name").first()
+    for obj in (computed, context, hook):
+        created(
+            api,
+            "/api/extras/contact-associations/",
+            {
+                "contact": "bob",
+                "associated_object_type": f"extras.{obj._meta.model_name}",
+                "associated_object_id": str(obj.pk),
+                "role": "Support",
+                "status": "Active",
+            },
+        )
+    group = created(
+        api,
+        "/api/extras/dynamic-groups/",
+        {"name": "pinned hooks", "content_type": "extras.webhook", "group_type": "static"},
+    )
+    created(
+        api,
+        "/api/extras/static-group-associations/",
+        {
+            "dynamic_group": group["id"],
+            "associated_object_type": "extras.webhook",
+            "associated_object_id": str(hook.pk),
+        },
+    )
+    data = through_http(
+        api,
+        superuser,
+        """{ computed_fields { id associated_contacts { contact { name } role { name } }
+                                static_group_association_set { id } }
+             config_contexts { id associated_contacts(contact: ["bob"]) { contact { name } } }
+             webhooks { id associated_contacts { contact { name } }
+                        static_group_association_set { dynamic_group { name } } dynamic_groups { name } }
+             data_compliance_list { id static_group_association_set { id } dynamic_groups { id } } }""",
+    )
+
+    def by_id(rows):
+        return {row["id"]: row for row in rows}
+
+    row = by_id(data["computed_fields"])[str(computed.pk)]
+    assert row["associated_contacts"] == [{"contact": {"name": "bob"}, "role": {"name": "Support"}}]
+    assert row["static_group_association_set"] == []
+    assert by_id(data["config_contexts"])[str(context.pk)]["associated_contacts"] == [
+        {"contact": {"name": "bob"}}
+    ]
+    others = [r for pk, r in by_id(data["computed_fields"]).items() if pk != str(computed.pk)]
+    assert others and all(r["associated_contacts"] == [] for r in others)
+    hooked = by_id(data["webhooks"])[str(hook.pk)]
+    assert hooked["associated_contacts"] == [{"contact": {"name": "bob"}}]
+    assert hooked["static_group_association_set"] == [{"dynamic_group": {"name": "pinned hooks"}}]
+    assert hooked["dynamic_groups"] == [{"name": "pinned hooks"}]
+    assert len(data["data_compliance_list"]) == DataCompliance.objects.count() > 0
+    assert all(
+        r["static_group_association_set"] == r["dynamic_groups"] == [] for r in data["data_compliance_list"]
+    )
