@@ -127,3 +127,37 @@ def test_definitions_show_their_contacts_and_static_groups(api, sample, superuse
     assert all(
         r["static_group_association_set"] == r["dynamic_groups"] == [] for r in data["data_compliance_list"]
     )
+
+
+def test_inventory_items_take_software_image_files(api, sample, superuser):
+    from inventory.dcim.models import InventoryItem, SoftwareImageFile
+
+    item = InventoryItem.objects.order_by("name").first()
+    images = [
+        str(pk) for pk in SoftwareImageFile.objects.order_by("image_file_name").values_list("pk", flat=True)
+    ]
+    path = f"/api/dcim/inventory-items/{item.pk}/"
+    # Written, never shown, as the reference's serializer.
+    status, body = send(api, "patch", f"{path}?exclude_m2m=false", {"software_image_files": images[:1]})
+    assert status == 200 and "software_image_files" not in body, body
+    assert [str(pk) for pk in item.software_image_files.values_list("pk", flat=True)] == images[:1]
+    listed = api.json("/api/dcim/inventory-items/", {"software_image_files": images[0]})["results"]
+    assert [row["id"] for row in listed] == [str(item.pk)]
+    assert api.json("/api/dcim/inventory-items/", {"software_image_files__n": images[0]})["count"] == (
+        InventoryItem.objects.count() - 1
+    )
+    assert [
+        r["id"]
+        for r in api.json("/api/dcim/inventory-items/", {"has_software_image_files": "true"})["results"]
+    ] == [str(item.pk)]
+    data = through_http(
+        api,
+        superuser,
+        """{ inventory_items { id software_image_files { id } }
+             software_image_files { id inventory_items { id name } } }""",
+    )
+    items = {row["id"]: row["software_image_files"] for row in data["inventory_items"]}
+    assert items.pop(str(item.pk)) == [{"id": images[0]}] and all(files == [] for files in items.values())
+    files = {row["id"]: row["inventory_items"] for row in data["software_image_files"]}
+    assert files.pop(images[0]) == [{"id": str(item.pk), "name": item.name}]
+    assert files and all(members == [] for members in files.values())

@@ -724,6 +724,8 @@ register(
         relations={"location": "device__location"},
         default_lookups=SERIAL,
         has=("software_version",),
+        # Written, never shown, as the reference's serializer (GraphQL lists them).
+        write_only=("software_image_files",),
         natural_key=None,
         changes_relate_to=("device",),
         legacy=Legacy(nested=("device", "name", "_depth"), renamed={"_depth": "tree_depth"}),
