@@ -125,12 +125,14 @@ class Included:
 class Derived:
     """A related object found through another: `source` is the ORM path of an id column and
     `find(ids) -> {id: target id}` maps a page's source ids (text) at once, with a handful of
-    queries whatever the page size. `target` names the related model ("dcim.Site"). A value
-    written to it at API 1.x is written to the foreign key `writes` instead (None: read-only)."""
+    queries whatever the page size (None: the column holds the target's id, as a path through
+    other objects' foreign keys reads it). `target` names the related model ("dcim.Site"). A
+    value written to it at API 1.x is written to the foreign key `writes` instead (None:
+    read-only)."""
 
     target: str
     source: str
-    find: Callable
+    find: Callable | None
     writes: str | None = None
     # ORM paths read with each object whose text values are passed to `find(ids, {id: values})`,
     # sparing it a query (a location's parent and type: only its ancestors remain to be read).
@@ -378,8 +380,9 @@ class Resource:
     # OpenAPI paths, no pages; objects show no `url`.
     routed: bool = True
     # Model fields GraphQL alone shows, under the reference's names: name -> model field (a path
-    # endpoint's `path`, its `_path`). Foreign keys show their object, others their value.
-    graphql_names: dict[str, str] = field(default_factory=dict)
+    # endpoint's `path`, its `_path`). Foreign keys show their object, others their value. A
+    # Derived shows the object it finds, for a page at once (a device's one `cluster`).
+    graphql_names: dict[str, str | Derived] = field(default_factory=dict)
     # Generic relations GraphQL types as a union of their targets' types, under the reference's
     # name, rather than as the InventoryObject interface: name -> union name (a cable end's
     # `cable_peer`: CableTerminationTypes). Their fields are read in fragments, the shared ones

@@ -37,6 +37,7 @@ from .registry import (
     QUERY_EXTENSIONS,
     REVERSE,
     SCALAR,
+    Derived,
     Resource,
     resource_by_object_type,
     resource_for,
@@ -148,7 +149,7 @@ def derived_object(root, info, derived):
     source_id = value_at(root, derived.source)
     if source_id is None:
         return None
-    found = derived.find({str(source_id)}).get(str(source_id))
+    found = source_id if derived.find is None else derived.find({str(source_id)}).get(str(source_id))
     target = resource_for(derived.model)
     return (
         None
@@ -344,9 +345,16 @@ def union_type(name: str, spec) -> type:
 
 def graphql_name_fields(resource: Resource) -> dict:
     """The model fields GraphQL alone shows under the reference's names (Resource.graphql_names):
-    a foreign key's object, as the caller may see it, or a column's value."""
+    a foreign key's object, as the caller may see it, or a column's value; or the object a
+    derived relation finds."""
     attrs: dict = {}
     for name, field_name in resource.graphql_names.items():
+        if isinstance(field_name, Derived):
+            attrs[name] = graphene.Field(
+                _type_of(field_name.model),
+                resolver=lambda root, info, _d=field_name: derived_object(root, info, _d),
+            )
+            continue
         field = resource.model._meta.get_field(field_name)
         target = resource_for(field.related_model) if field.is_relation else None
         if target is not None:

@@ -161,3 +161,78 @@ def test_inventory_items_take_software_image_files(api, sample, superuser):
     files = {row["id"]: row["inventory_items"] for row in data["software_image_files"]}
     assert files.pop(images[0]) == [{"id": str(item.pk), "name": item.name}]
     assert files and all(members == [] for members in files.values())
+
+
+def test_derived_cluster_module_device_and_chassis_interfaces(api, sample, superuser):
+    from inventory.dcim.models import Device, Interface, Module, ModuleType
+    from inventory.virtualization.models import Cluster
+
+    leaf, core, blade = (
+        Device.objects.get(name="leaf1"),
+        Device.objects.get(name="core1"),
+        Device.objects.get(name=None),
+    )
+    # core1 joins leaf1's virtual chassis (leaf1 its master), one of its interfaces for management only.
+    status, _ = send(
+        api,
+        "patch",
+        f"/api/dcim/devices/{core.pk}/",
+        {"virtual_chassis": str(leaf.virtual_chassis_id), "vc_position": 2},
+    )
+    assert status == 200, _
+    management = Interface.objects.filter(device=core).first()
+    status, _ = send(api, "patch", f"/api/dcim/interfaces/{management.pk}/", {"mgmt_only": True})
+    assert status == 200, _
+    # core1 joins a second cluster: several, so no one `cluster`.
+    [first, second] = Cluster.objects.order_by("name")[:2]
+    assert set(leaf.clusters.all()) == set(core.clusters.all()) == {first}
+    created(api, "/api/dcim/device-cluster-assignments/", {"device": str(core.pk), "cluster": str(second.pk)})
+    # A module in a bay of a module in core1's bay is installed in core1 too.
+    outer = Module.objects.get(serial="M1")
+    bay = created(api, "/api/dcim/module-bays/", {"parent_module": str(outer.pk), "name": "sub"})
+    inner = created(
+        api,
+        "/api/dcim/modules/",
+        {
+            "module_type": str(ModuleType.objects.order_by("model").first().pk),
+            "parent_module_bay": bay["id"],
+            "status": "Active",
+        },
+    )
+    data = through_http(
+        api,
+        superuser,
+        """{ devices { id name cluster { id name } vc_interfaces { id } common_vc_interfaces { id name } }
+             modules { id device { id name } } }""",
+    )
+    devices = {row["name"]: row for row in data["devices"]}
+    assert devices["leaf1"]["cluster"] == {"id": str(first.pk), "name": first.name}
+    assert devices["core1"]["cluster"] is None and devices[None]["cluster"] is None
+
+    def ids(queryset) -> list[str]:
+        return [
+            str(pk) for pk in queryset.order_by("device__name", "_name", "pk").values_list("pk", flat=True)
+        ]
+
+    def shown(rows) -> list[str]:
+        return [row["id"] for row in rows]
+
+    both_members = Interface.objects.filter(device__in=[leaf, core])
+    assert sorted(shown(devices["leaf1"]["common_vc_interfaces"])) == sorted(ids(both_members))
+    assert shown(devices["leaf1"]["common_vc_interfaces"]) == shown(devices["core1"]["common_vc_interfaces"])
+    master = Interface.objects.filter(device=leaf) | Interface.objects.filter(device=core, mgmt_only=False)
+    assert sorted(shown(devices["leaf1"]["vc_interfaces"])) == sorted(ids(master))
+    assert str(management.pk) not in shown(devices["leaf1"]["vc_interfaces"])
+    assert sorted(shown(devices["core1"]["vc_interfaces"])) == sorted(
+        ids(Interface.objects.filter(device=core))
+    )
+    own = ids(Interface.objects.filter(device=blade))
+    assert (
+        sorted(shown(devices[None]["vc_interfaces"]))
+        == sorted(shown(devices[None]["common_vc_interfaces"]))
+        == sorted(own)
+    )
+    modules = {row["id"]: row["device"] for row in data["modules"]}
+    assert modules[str(outer.pk)] == modules[inner["id"]] == {"id": str(core.pk), "name": "core1"}
+    stored = Module.objects.filter(parent_module_bay__isnull=True).values_list("pk", flat=True)
+    assert stored and all(modules[str(pk)] is None for pk in stored)  # at a location, in no device

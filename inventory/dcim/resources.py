@@ -484,6 +484,7 @@ register(
         ),
         reverse_one=("parent_bay",),
         lists=ALL_PARTS,
+        graphql_names={"cluster": graphql.DEVICE_CLUSTER},  # the one cluster, as the reference's
         relations={
             "manufacturer": "device_type__manufacturer",
             "device_family": "device_type__device_family",
@@ -638,6 +639,7 @@ register(
             "manufacturer": "module_type__manufacturer",
         },
         filters={"compatible_with_module_bay": compatible_with_bay("module_type__module_family_id")},
+        graphql_names={"device": graphql.MODULE_DEVICE},
         natural_key=None,
     )
 )
@@ -843,7 +845,7 @@ register(
     )
 )
 
-extend_graphql(query=graphql.query_fields)
+extend_graphql(query=graphql.query_fields, types=graphql.type_fields)
 
 from . import contextresources  # noqa: E402,F401  (virtual device contexts register there)
 
