@@ -429,15 +429,16 @@ class Resource:
 
     @property
     def list_field(self) -> str:
-        if self.graphql_list:
-            return self.graphql_list
-        name = self.endpoint.replace("-", "_")
-        # Some routes are not plural (virtual-chassis): the list keeps a name of its own.
-        return f"{name}_list" if name == self.single_field else name
+        """The root list's name: the route's."""
+        return self.graphql_list or self.endpoint.replace("-", "_")
 
     @property
     def single_field(self) -> str:
-        return words(self.model)
+        """The root field reading one object: the model's name in words, but `<name>_by_id`
+        where the route is not plural (virtual-chassis): the list has the name, as the
+        reference's."""
+        name = words(self.model)
+        return f"{name}_by_id" if name == self.list_field else name
 
     @property
     def reference_fields(self) -> dict[str, str]:
@@ -445,12 +446,10 @@ class Resource:
         derives them (the model's verbose names in words: `min_max_validation_rules`,
         `job_log_entries`, `vpn_phase_1_policy`), where they differ from this schema's own."""
         meta = self.model._meta
-        names = {
+        names = {  # one name for both (virtual chassis): the reference's is the list
             words_of(meta.verbose_name): self.single_field,
             words_of(meta.verbose_name_plural): self.list_field,
         }
-        if len(names) < 2:  # one name for both (virtual chassis): the reference's is the list
-            return {}
         return {name: own for name, own in names.items() if name != own}
 
     @property

@@ -105,7 +105,7 @@ def test_definitions_show_their_contacts_and_static_groups(api, sample, superuse
              config_contexts { id associated_contacts(contact: ["bob"]) { contact { name } } }
              webhooks { id associated_contacts { contact { name } }
                         static_group_association_set { dynamic_group { name } } dynamic_groups { name } }
-             data_compliance_list { id static_group_association_set { id } dynamic_groups { id } } }""",
+             data_compliance { id static_group_association_set { id } dynamic_groups { id } } }""",
     )
 
     def by_id(rows):
@@ -123,9 +123,9 @@ def test_definitions_show_their_contacts_and_static_groups(api, sample, superuse
     assert hooked["associated_contacts"] == [{"contact": {"name": "bob"}}]
     assert hooked["static_group_association_set"] == [{"dynamic_group": {"name": "pinned hooks"}}]
     assert hooked["dynamic_groups"] == [{"name": "pinned hooks"}]
-    assert len(data["data_compliance_list"]) == DataCompliance.objects.count() > 0
+    assert len(data["data_compliance"]) == DataCompliance.objects.count() > 0
     assert all(
-        r["static_group_association_set"] == r["dynamic_groups"] == [] for r in data["data_compliance_list"]
+        r["static_group_association_set"] == r["dynamic_groups"] == [] for r in data["data_compliance"]
     )
 
 
@@ -236,3 +236,25 @@ def test_derived_cluster_module_device_and_chassis_interfaces(api, sample, super
     assert modules[str(outer.pk)] == modules[inner["id"]] == {"id": str(core.pk), "name": "core1"}
     stored = Module.objects.filter(parent_module_bay__isnull=True).values_list("pk", flat=True)
     assert stored and all(modules[str(pk)] is None for pk in stored)  # at a location, in no device
+
+
+def test_roots_named_alike_for_one_and_many_are_lists_as_the_reference(api, sample, superuser):
+    from inventory.dcim.models import VirtualChassis
+    from inventory.extras.models import ObjectMetadata
+
+    stack = VirtualChassis.objects.order_by("name").first()
+    data = through_http(
+        api,
+        superuser,
+        """query ($id: ID, $n: [String]) { virtual_chassis(name: $n) { id name } virtual_chassis_count
+             one: virtual_chassis_by_id(id: $id) { name }
+             object_metadata { id } data_compliance(limit: 1) { id } }""",
+        {"id": str(stack.pk), "n": [stack.name]},
+    )
+    assert data["virtual_chassis"] == [{"id": str(stack.pk), "name": stack.name}]
+    assert data["virtual_chassis_count"] == VirtualChassis.objects.count()
+    assert data["one"] == {"name": stack.name}
+    assert len(data["object_metadata"]) == ObjectMetadata.objects.count() > 0
+    assert len(data["data_compliance"]) == 1
+    # REST reads one object through the renamed root.
+    assert api.json(f"/api/dcim/virtual-chassis/{stack.pk}/")["name"] == stack.name
