@@ -112,12 +112,14 @@ class Included:
     objects what `viewer` (query.Viewer, None: everything) may see; objects it leaves out show
     `empty()`. `write(resource, instance, value, adding, state)`, when given, stores a written value
     once the object is saved (value None: not given), raising ValidationError; `state` is a dict
-    shared by one write's objects."""
+    shared by one write's objects. `output`: GraphQL's type of it, any JSON value at a `depth`
+    ("object") or a boolean never null ("boolean": a path's `origin_fans_out`)."""
 
     applies: Callable
     load: Callable
     empty: Callable = dict
     write: Callable | None = None
+    output: str = "object"
     schema: dict | None = field(default=None, hash=False, compare=False)  # OpenAPI's, when not an object
 
 

@@ -181,6 +181,21 @@ def included_value(resource: Resource, included, pk, context, depth: int):
     return values.get(key, included.empty())
 
 
+# The GraphQL types of values read a page at a time that are not any JSON value (Included.output).
+INCLUDED_SCALARS = {"boolean": graphene.Boolean}
+
+
+def included_field(resource: Resource, included) -> graphene.Field:
+    """A value read a page at a time: any JSON value at a `depth`, or one of a type, never null."""
+
+    def resolve(root, info, depth=0):
+        return included_value(resource, included, root.pk, info.context, depth)
+
+    if included.output == "object":
+        return GenericScalar(depth=graphene.Int(default_value=0), resolver=resolve)
+    return graphene.Field(graphene.NonNull(INCLUDED_SCALARS[included.output]), resolver=resolve)
+
+
 TYPES: dict[str, type] = {}
 
 
@@ -241,12 +256,7 @@ def _field_attrs(resource: Resource) -> dict:
         elif spec.kind == REVERSE:
             attrs[name] = related_list_field(relatedlists.of_spec(spec))
         elif spec.kind == INCLUDED:
-            attrs[name] = GenericScalar(
-                depth=graphene.Int(default_value=0),
-                resolver=lambda root, info, depth=0, _i=spec.included: included_value(
-                    resource, _i, root.pk, info.context, depth
-                ),
-            )
+            attrs[name] = included_field(resource, spec.included)
         elif spec.kind == DERIVED:
             attrs[name] = graphene.Field(
                 _type_of(spec.target),

@@ -258,3 +258,9 @@ def test_roots_named_alike_for_one_and_many_are_lists_as_the_reference(api, samp
     assert len(data["data_compliance"]) == 1
     # REST reads one object through the renamed root.
     assert api.json(f"/api/dcim/virtual-chassis/{stack.pk}/")["name"] == stack.name
+
+
+def test_a_path_end_fanning_out_is_a_boolean_never_null():
+    fields = schema.graphql_schema.get_type("CablePathType").fields
+    for name in ("origin_fans_out", "destination_fans_out"):
+        assert str(fields[name].type) == "Boolean!" and not fields[name].args

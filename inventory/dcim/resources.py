@@ -878,6 +878,7 @@ def fan_out_side(side: str) -> Included:
         },
         empty=lambda: False,
         schema={"type": "boolean"},
+        output="boolean",
     )
 
 
