@@ -4,6 +4,8 @@ groups on definitions (computed fields, webhooks, ...)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import orjson
 import pytest
 
@@ -264,3 +266,47 @@ def test_a_path_end_fanning_out_is_a_boolean_never_null():
     fields = schema.graphql_schema.get_type("CablePathType").fields
     for name in ("origin_fans_out", "destination_fans_out"):
         assert str(fields[name].type) == "Boolean!" and not fields[name].args
+
+
+def test_schedules_keep_the_reference_message_settings_shown_by_graphql_alone(api, sample, superuser):
+    from inventory.jobs.models import ScheduledJob
+
+    schedules = list(ScheduledJob.objects.order_by("name"))
+    assert len(schedules) > 1
+    fields = "exchange routing_key headers priority expires expire_seconds"
+    data = through_http(api, superuser, f"{{ scheduled_jobs {{ id {fields} }} }}")
+    defaults = {
+        "exchange": None,
+        "routing_key": None,
+        "headers": "{}",
+        "priority": None,
+        "expires": None,
+        "expire_seconds": None,
+    }
+    assert [{k: v for k, v in row.items() if k != "id"} for row in data["scheduled_jobs"]] == [
+        defaults
+    ] * len(schedules)
+    # Values set outside the API (the scheduler's own settings) read back as stored.
+    expires = datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)
+    ScheduledJob.objects.filter(pk=schedules[0].pk).update(
+        exchange="jobs",
+        routing_key="default",
+        headers='{"a": 1}',
+        priority=7,
+        expires=expires,
+        expire_seconds=60,
+    )
+    data = through_http(api, superuser, f'{{ scheduled_jobs(id: ["{schedules[0].pk}"]) {{ {fields} }} }}')
+    [row] = data["scheduled_jobs"]
+    assert row == {
+        "exchange": "jobs",
+        "routing_key": "default",
+        "headers": '{"a": 1}',
+        "priority": 7,
+        "expires": "2027-01-02T03:04:05Z",
+        "expire_seconds": 60,
+    }
+    shown = api.json(f"/api/extras/scheduled-jobs/{schedules[0].pk}/")
+    assert shown["name"] == schedules[0].name and not set(defaults) & set(
+        shown
+    )  # not in REST, as the reference
