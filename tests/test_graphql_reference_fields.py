@@ -240,34 +240,6 @@ def test_derived_cluster_module_device_and_chassis_interfaces(api, sample, super
     assert stored and all(modules[str(pk)] is None for pk in stored)  # at a location, in no device
 
 
-def test_roots_named_alike_for_one_and_many_are_lists_as_the_reference(api, sample, superuser):
-    from inventory.dcim.models import VirtualChassis
-    from inventory.extras.models import ObjectMetadata
-
-    stack = VirtualChassis.objects.order_by("name").first()
-    data = through_http(
-        api,
-        superuser,
-        """query ($id: ID, $n: [String]) { virtual_chassis(name: $n) { id name } virtual_chassis_count
-             one: virtual_chassis_by_id(id: $id) { name }
-             object_metadata { id } data_compliance(limit: 1) { id } }""",
-        {"id": str(stack.pk), "n": [stack.name]},
-    )
-    assert data["virtual_chassis"] == [{"id": str(stack.pk), "name": stack.name}]
-    assert data["virtual_chassis_count"] == VirtualChassis.objects.count()
-    assert data["one"] == {"name": stack.name}
-    assert len(data["object_metadata"]) == ObjectMetadata.objects.count() > 0
-    assert len(data["data_compliance"]) == 1
-    # REST reads one object through the renamed root.
-    assert api.json(f"/api/dcim/virtual-chassis/{stack.pk}/")["name"] == stack.name
-
-
-def test_a_path_end_fanning_out_is_a_boolean_never_null():
-    fields = schema.graphql_schema.get_type("CablePathType").fields
-    for name in ("origin_fans_out", "destination_fans_out"):
-        assert str(fields[name].type) == "Boolean!" and not fields[name].args
-
-
 def test_schedules_keep_the_reference_message_settings_shown_by_graphql_alone(api, sample, superuser):
     from inventory.jobs.models import ScheduledJob
 
@@ -310,3 +282,44 @@ def test_schedules_keep_the_reference_message_settings_shown_by_graphql_alone(ap
     assert shown["name"] == schedules[0].name and not set(defaults) & set(
         shown
     )  # not in REST, as the reference
+
+
+def test_racks_show_their_natural_sort_key(api, sample, superuser):
+    from inventory.dcim.models import Rack
+
+    location = Rack.objects.order_by("name").first().location
+    for name in ("R10", "R9"):
+        created(api, "/api/dcim/racks/", {"name": name, "location": str(location.pk), "status": "Active"})
+    data = through_http(api, superuser, '{ racks(name: ["R10", "R9"]) { name _name } }')
+    assert sorted(data["racks"], key=lambda r: r["_name"]) == [
+        {"name": "R9", "_name": "R00000009"},
+        {"name": "R10", "_name": "R00000010"},
+    ]
+
+
+def test_roots_named_alike_for_one_and_many_are_lists_as_the_reference(api, sample, superuser):
+    from inventory.dcim.models import VirtualChassis
+    from inventory.extras.models import ObjectMetadata
+
+    stack = VirtualChassis.objects.order_by("name").first()
+    data = through_http(
+        api,
+        superuser,
+        """query ($id: ID, $n: [String]) { virtual_chassis(name: $n) { id name } virtual_chassis_count
+             one: virtual_chassis_by_id(id: $id) { name }
+             object_metadata { id } data_compliance(limit: 1) { id } }""",
+        {"id": str(stack.pk), "n": [stack.name]},
+    )
+    assert data["virtual_chassis"] == [{"id": str(stack.pk), "name": stack.name}]
+    assert data["virtual_chassis_count"] == VirtualChassis.objects.count()
+    assert data["one"] == {"name": stack.name}
+    assert len(data["object_metadata"]) == ObjectMetadata.objects.count() > 0
+    assert len(data["data_compliance"]) == 1
+    # REST reads one object through the renamed root.
+    assert api.json(f"/api/dcim/virtual-chassis/{stack.pk}/")["name"] == stack.name
+
+
+def test_a_path_end_fanning_out_is_a_boolean_never_null():
+    fields = schema.graphql_schema.get_type("CablePathType").fields
+    for name in ("origin_fans_out", "destination_fans_out"):
+        assert str(fields[name].type) == "Boolean!" and not fields[name].args
