@@ -349,12 +349,7 @@ class ObjectPlan:
             id_path = spec.columns[0] if spec.columns else f"{name}_id"  # a reverse one-to-one joins
             return self.related(text, resource_for(spec.target), node, jsonsql.IdText(F(id_path)))
         if spec.kind == DERIVED:
-            source, hints = jsonsql.IdText(F(spec.columns[0])), []
-            for number, path in enumerate(spec.derived.hints):  # read with the row: no query for them
-                self.col(f"_{name}_hint{number}", jsonsql.IdText(F(path)))
-                hints.append(self.columns.index(f"_{name}_hint{number}"))
-            finder = (spec.derived.find, tuple(hints))
-            return self.related(text, resource_for(spec.target), node, source, finder)
+            return self.derived(text, name, spec.derived, node)
         if spec.kind == GENERIC:
             return self.generic_field(text, spec, node)
         if spec.kind == FILE:  # its URL, beside the base URL (B) the plan is run with
@@ -507,6 +502,18 @@ class ObjectPlan:
         self.loads[slot] = (plan, self.columns.index(f"_{slot}"), hidden, find)
         self.inside |= {target, *plan.inside}
         return text.py(f"P[{slot!r}].get({column}, b'null')")
+
+    def derived(self, text: JsonText, name: str, derived, node: FieldNode) -> None:
+        """The object a derived relation (registry.Derived) finds from its source column, for the
+        whole page at once; a source holding the object's id is read as a foreign key."""
+        source, target = jsonsql.IdText(F(derived.source)), resource_for(derived.model)
+        if derived.find is None:
+            return self.related(text, target, node, source)
+        hints = []
+        for number, path in enumerate(derived.hints):  # read with the row: no query for them
+            self.col(f"_{name}_hint{number}", jsonsql.IdText(F(path)))
+            hints.append(self.columns.index(f"_{name}_hint{number}"))
+        return self.related(text, target, node, source, (derived.find, tuple(hints)))
 
     def list_field(self, text: JsonText, name: str, relation, node: FieldNode) -> None:
         """A list of related objects, loaded for the whole page with one query of (owner, member)

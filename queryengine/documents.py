@@ -202,10 +202,16 @@ def _render(shown, within: frozenset) -> str:
 
 
 def many_to_many_fields(resource: Resource) -> tuple[str, ...]:
+    """The lists a response shows on request (`exclude_m2m=false`): written-only ones never."""
     return tuple(
         f.name
         for f in resource.fields
-        if f.kind == CONTENT_TYPES or f.kind in (MANY_TO_MANY, REVERSE) and resource_for(f.target) is not None
+        if (
+            f.kind == CONTENT_TYPES
+            or f.kind in (MANY_TO_MANY, REVERSE)
+            and resource_for(f.target) is not None
+        )
+        and f.name not in resource.write_only
     )
 
 

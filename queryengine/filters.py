@@ -36,6 +36,7 @@ from .registry import (
     Resource,
     custom_field_support,
     resource_for,
+    words,
 )
 from .relationnames import to_many
 from .timeouts import linear_pattern
@@ -548,7 +549,7 @@ def _relayed(resource: Resource):
     for spec in resource.fields:
         target = resource_for(spec.target) if spec.kind == FOREIGN_KEY and spec.target else None
         # Association tables (no custom fields) take their own fields' filters only.
-        if target is None or not target.relayed or spec.name != target.single_field:
+        if target is None or not target.relayed or spec.name != words(target.model):
             continue
         if not resource.has_custom_fields:
             continue

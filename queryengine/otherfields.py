@@ -19,7 +19,14 @@ from django.db.models import F, JSONField
 from django.db.models.fields.reverse_related import OneToOneRel
 
 from . import jsonsql
-from .registry import TYPE_EXTENSIONS, ExtensionList, Resource, resource_by_object_type, resource_for
+from .registry import (
+    TYPE_EXTENSIONS,
+    Derived,
+    ExtensionList,
+    Resource,
+    resource_by_object_type,
+    resource_for,
+)
 
 NATURAL_SORT_KEY = "_name"
 
@@ -126,8 +133,11 @@ def _reverse_one(plan, text, node) -> None:
 
 def _graphql_name(plan, text, node) -> None:
     """A model field shown under the reference's name (Resource.graphql_names): a foreign key's
-    object read as any foreign key's, or the column's value."""
-    field = plan.resource.model._meta.get_field(plan.resource.graphql_names[node.name.value])
+    object read as any foreign key's, or the column's value; or a derived relation's object."""
+    source = plan.resource.graphql_names[node.name.value]
+    if isinstance(source, Derived):
+        return plan.derived(text, node.name.value, source, node)
+    field = plan.resource.model._meta.get_field(source)
     target = resource_for(field.related_model) if field.is_relation else None
     if target is not None:
         return plan.related(text, target, node, jsonsql.IdText(F(field.attname)))

@@ -115,12 +115,14 @@ class Included:
     objects what `viewer` (query.Viewer, None: everything) may see; objects it leaves out show
     `empty()`. `write(resource, instance, value, adding, state)`, when given, stores a written value
     once the object is saved (value None: not given), raising ValidationError; `state` is a dict
-    shared by one write's objects."""
+    shared by one write's objects. `output`: GraphQL's type of it, any JSON value at a `depth`
+    ("object") or a boolean never null ("boolean": a path's `origin_fans_out`)."""
 
     applies: Callable
     load: Callable
     empty: Callable = dict
     write: Callable | None = None
+    output: str = "object"
     schema: dict | None = field(default=None, hash=False, compare=False)  # OpenAPI's, when not an object
 
 
@@ -128,12 +130,14 @@ class Included:
 class Derived:
     """A related object found through another: `source` is the ORM path of an id column and
     `find(ids) -> {id: target id}` maps a page's source ids (text) at once, with a handful of
-    queries whatever the page size. `target` names the related model ("dcim.Site"). A value
-    written to it at API 1.x is written to the foreign key `writes` instead (None: read-only)."""
+    queries whatever the page size (None: the column holds the target's id, as a path through
+    other objects' foreign keys reads it). `target` names the related model ("dcim.Site"). A
+    value written to it at API 1.x is written to the foreign key `writes` instead (None:
+    read-only)."""
 
     target: str
     source: str
-    find: Callable
+    find: Callable | None
     writes: str | None = None
     # ORM paths read with each object whose text values are passed to `find(ids, {id: values})`,
     # sparing it a query (a location's parent and type: only its ancestors remain to be read).
@@ -153,10 +157,6 @@ class GenericList:
     type_field: str
     id_field: str
     applies: Callable
-
-
-def with_custom_fields(resource) -> bool:
-    return resource.has_custom_fields
 
 
 def every_object(resource) -> bool:
@@ -370,6 +370,12 @@ class Resource:
     nested_as_generic: tuple[str, ...] = ()
     graphql_list: str | None = None  # the list's GraphQL name where the route's would clash
     notes: bool | None = None  # whether objects take notes (`notes_url`); default: those with custom fields
+    # Whether contacts are associated with objects and static groups hold them (GraphQL's
+    # `associated_contacts`, `static_group_association_set`), as the reference's models mixing
+    # them in; None: as the application keeping them decides (those with custom fields, or whose
+    # model says it takes contacts or groups).
+    contacts: bool | None = None
+    static_groups: bool | None = None
     # Taking no notes, but showing `notes_url` as null, as the reference's component templates do.
     notes_url_null: bool = False
     # False: taking notes (its `notes/` path) without showing `notes_url`, as the reference's
@@ -399,8 +405,9 @@ class Resource:
     # OpenAPI paths, no pages; objects show no `url`.
     routed: bool = True
     # Model fields GraphQL alone shows, under the reference's names: name -> model field (a path
-    # endpoint's `path`, its `_path`). Foreign keys show their object, others their value.
-    graphql_names: dict[str, str] = field(default_factory=dict)
+    # endpoint's `path`, its `_path`). Foreign keys show their object, others their value. A
+    # Derived shows the object it finds, for a page at once (a device's one `cluster`).
+    graphql_names: dict[str, str | Derived] = field(default_factory=dict)
     # Generic relations GraphQL types as a union of their targets' types, under the reference's
     # name, rather than as the InventoryObject interface: name -> union name (a cable end's
     # `cable_peer`: CableTerminationTypes). Their fields are read in fragments, the shared ones
@@ -447,15 +454,16 @@ class Resource:
 
     @property
     def list_field(self) -> str:
-        if self.graphql_list:
-            return self.graphql_list
-        name = self.endpoint.replace("-", "_")
-        # Some routes are not plural (virtual-chassis): the list keeps a name of its own.
-        return f"{name}_list" if name == self.single_field else name
+        """The root list's name: the route's."""
+        return self.graphql_list or self.endpoint.replace("-", "_")
 
     @property
     def single_field(self) -> str:
-        return words(self.model)
+        """The root field reading one object: the model's name in words, but `<name>_by_id`
+        where the route is not plural (virtual-chassis): the list has the name, as the
+        reference's."""
+        name = words(self.model)
+        return f"{name}_by_id" if name == self.list_field else name
 
     @property
     def reference_fields(self) -> dict[str, str]:
@@ -463,12 +471,10 @@ class Resource:
         derives them (the model's verbose names in words: `min_max_validation_rules`,
         `job_log_entries`, `vpn_phase_1_policy`), where they differ from this schema's own."""
         meta = self.model._meta
-        names = {
+        names = {  # one name for both (virtual chassis): the reference's is the list
             words_of(meta.verbose_name): self.single_field,
             words_of(meta.verbose_name_plural): self.list_field,
         }
-        if len(names) < 2:  # one name for both (virtual chassis): the reference's is the list
-            return {}
         return {name: own for name, own in names.items() if name != own}
 
     @property

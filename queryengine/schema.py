@@ -38,6 +38,7 @@ from .registry import (
     QUERY_EXTENSIONS,
     REVERSE,
     SCALAR,
+    Derived,
     Resource,
     resource_by_object_type,
     resource_for,
@@ -146,7 +147,7 @@ def derived_object(root, info, derived):
     source_id = value_at(root, derived.source)
     if source_id is None:
         return None
-    found = derived.find({str(source_id)}).get(str(source_id))
+    found = source_id if derived.find is None else derived.find({str(source_id)}).get(str(source_id))
     target = resource_for(derived.model)
     return (
         None
@@ -176,6 +177,21 @@ def included_value(resource: Resource, included, pk, context, depth: int):
     key = str(pk)
     values = included.load(resource, [key], context.base_url, depth, context.viewer())
     return values.get(key, included.empty())
+
+
+# The GraphQL types of values read a page at a time that are not any JSON value (Included.output).
+INCLUDED_SCALARS = {"boolean": graphene.Boolean}
+
+
+def included_field(resource: Resource, included) -> graphene.Field:
+    """A value read a page at a time: any JSON value at a `depth`, or one of a type, never null."""
+
+    def resolve(root, info, depth=0):
+        return included_value(resource, included, root.pk, info.context, depth)
+
+    if included.output == "object":
+        return GenericScalar(depth=graphene.Int(default_value=0), resolver=resolve)
+    return graphene.Field(graphene.NonNull(INCLUDED_SCALARS[included.output]), resolver=resolve)
 
 
 TYPES: dict[str, type] = {}
@@ -233,12 +249,7 @@ def _field_attrs(resource: Resource) -> dict:
         elif spec.kind == REVERSE:
             attrs[name] = related_list_field(relatedlists.of_spec(spec))
         elif spec.kind == INCLUDED:
-            attrs[name] = GenericScalar(
-                depth=graphene.Int(default_value=0),
-                resolver=lambda root, info, depth=0, _i=spec.included: included_value(
-                    resource, _i, root.pk, info.context, depth
-                ),
-            )
+            attrs[name] = included_field(resource, spec.included)
         elif spec.kind == DERIVED:
             attrs[name] = graphene.Field(
                 _type_of(spec.target),
@@ -330,9 +341,16 @@ def union_type(name: str, spec) -> type:
 
 def graphql_name_fields(resource: Resource) -> dict:
     """The model fields GraphQL alone shows under the reference's names (Resource.graphql_names):
-    a foreign key's object, as the caller may see it, or a column's value."""
+    a foreign key's object, as the caller may see it, or a column's value; or the object a
+    derived relation finds."""
     attrs: dict = {}
     for name, field_name in resource.graphql_names.items():
+        if isinstance(field_name, Derived):
+            attrs[name] = graphene.Field(
+                _type_of(field_name.model),
+                resolver=lambda root, info, _d=field_name: derived_object(root, info, _d),
+            )
+            continue
         field = resource.model._meta.get_field(field_name)
         target = resource_for(field.related_model) if field.is_relation else None
         if target is not None:

@@ -11,7 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from inventory.extras.models import CustomField
 from queryengine import engine, otherfields
 from queryengine.permissions import restricted
-from queryengine.registry import MANY_TO_MANY, REVERSE, resource_for, resources
+from queryengine.registry import MANY_TO_MANY, REVERSE, Derived, resource_for, resources
 from queryengine.relatedlists import list_relation, relations_of
 from queryengine.scalars import dumps
 from queryengine.schema import RequestContext, schema
@@ -159,6 +159,12 @@ def through_http(api, user, query: str) -> dict:
     return body["data"]
 
 
+def graphql_name_kind(resource, source) -> str:
+    if isinstance(source, Derived):
+        return "derived"
+    return "renamed_fk" if resource.model._meta.get_field(source).is_relation else "scalar"
+
+
 def other_fields(resource) -> dict[str, str]:
     """{field: kind} of the fields a type shows beside its declarations and lists."""
     shown = schema.graphql_schema.get_type(resource.type_name).fields
@@ -167,10 +173,7 @@ def other_fields(resource) -> dict[str, str]:
         **dict.fromkeys(otherfields.by_type(resource), "by_type"),
         **dict.fromkeys(otherfields.reverse_ones(resource), "reverse_one"),
         **dict.fromkeys(otherfields.extension_lists(resource), "extension"),
-        **{
-            name: "renamed_fk" if resource.model._meta.get_field(field).is_relation else "scalar"
-            for name, field in resource.graphql_names.items()
-        },
+        **{name: graphql_name_kind(resource, source) for name, source in resource.graphql_names.items()},
     }
     if otherfields.has_natural_sort_key(resource):
         names[otherfields.NATURAL_SORT_KEY] = "scalar"
@@ -204,6 +207,13 @@ def test_fields_beside_the_declared_ones_run_compiled(resource, api, superuser):
             held = {str(pk): str(to) for pk, to in objects.values_list("pk", column) if to is not None}
             assert {pk: row[name]["id"] for pk, row in rows.items() if row[name]} == held, name
             assert held or not objects.filter(cable__isnull=False).exists(), "a cabled end has a path"
+        elif kind == "derived":  # what its finder finds from the source column (or that column)
+            derived = resource.graphql_names[name]
+            sources = {str(pk): str(src) for pk, src in objects.values_list("pk", derived.source) if src}
+            wanted = set(sources.values())
+            found = {src: src for src in wanted} if derived.find is None else derived.find(wanted)
+            held = {pk: str(found[src]) for pk, src in sources.items() if found.get(src)}
+            assert {pk: row[name]["id"] for pk, row in rows.items() if row[name]} == held, name
         elif kind == "reverse_one":
             rel = otherfields.reverse_ones(resource)[name]
             pairs = rel.related_model._default_manager.filter(**{f"{rel.field.name}__in": owners})

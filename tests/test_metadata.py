@@ -212,5 +212,5 @@ def test_value_filter_and_search_find_metadata_by_their_value(api, tenant):
     assert api.json(METADATA, {"value": ""})["count"] == everything  # an empty value: no filter
     assert created["id"] in {r["id"] for r in api.json(METADATA, {"q": "row 7"})["results"]}
     assert created["id"] in {r["id"] for r in api.json(METADATA, {"q": "hall"})["results"]}  # its type
-    body = api.post("/api/graphql/", {"query": '{ object_metadata_list(value: ["row 7"]) { id } }'}).json()
-    assert body == {"data": {"object_metadata_list": [{"id": created["id"]}]}}
+    body = api.post("/api/graphql/", {"query": '{ object_metadata(value: ["row 7"]) { id } }'}).json()
+    assert body == {"data": {"object_metadata": [{"id": created["id"]}]}}

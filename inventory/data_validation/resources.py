@@ -37,6 +37,7 @@ register(
         natural_key=None,
         notes=True,
         timestamp_filters=True,
+        static_groups=True,  # as the reference's, held by static groups (no dynamic ones)
         # Results of audits: kept by the jobs that make them, not a history of their own.
         change_logged=False,
     )

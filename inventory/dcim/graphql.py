@@ -1,4 +1,6 @@
-"""GraphQL fields beside the generated ones: a rack's elevation (REST: racks/<id>/elevation/)."""
+"""GraphQL fields beside the generated ones: a rack's elevation (REST: racks/<id>/elevation/),
+and what the reference's types derive from other objects (a device's one `cluster`, its
+virtual chassis's interfaces, a module's `device`), each read a page at a time."""
 
 from __future__ import annotations
 
@@ -9,11 +11,12 @@ from django.db.models import Q
 
 from queryengine.errors import NotFound, ValidationFailed
 from queryengine.permissions import restricted
-from queryengine.registry import resource_for
+from queryengine.query import default_order
+from queryengine.registry import Derived, ExtensionList, resource_for
 from queryengine.scalars import UUID, GenericScalar
 
 from . import choices
-from .models import Rack
+from .models import Device, DeviceClusterAssignment, Interface, Rack
 from .models.paths import node_of
 
 FACE_LABELS = dict(choices.FACES)
@@ -268,4 +271,80 @@ def query_fields(types) -> dict:
             is_occupied=graphene.Boolean(),
             resolver=resolve_rack_elevation,
         ),
+    }
+
+
+# -- what the reference's types derive from other objects --------------------------------------
+
+
+def only_clusters(ids) -> dict[str, str]:
+    """{device id: its cluster} of the devices in exactly one cluster, as the reference's
+    (deprecated) `cluster` of a device: none where it has none or several."""
+    clusters: dict[str, list[str]] = {}
+    for device, cluster in DeviceClusterAssignment.objects.filter(device__in=ids).values_list(
+        "device", "cluster"
+    ):
+        clusters.setdefault(str(device), []).append(str(cluster))
+    return {device: found[0] for device, found in clusters.items() if len(found) == 1}
+
+
+DEVICE_CLUSTER = Derived("virtualization.Cluster", "id", only_clusters)
+# The device a module is installed in, at any depth: the one its bay carries (moduletree).
+MODULE_DEVICE = Derived("dcim.Device", "parent_module_bay__parent_device_id", None)
+
+
+def chassis_interfaces(ids, user, common: bool) -> dict[str, list[str]]:
+    """{device id: its interfaces' ids, in their order} of a page of devices, among those `user`
+    may view (None: all), as the reference's properties: `common_vc_interfaces` (every
+    interface of the device's virtual chassis's members, or its own outside one) or
+    `vc_interfaces` (its own, and for the chassis's master the other members' that are not
+    for management only). Two queries whatever the page size."""
+    devices = list(
+        Device.objects.filter(pk__in=ids).values_list("pk", "virtual_chassis", "virtual_chassis__master")
+    )
+    chassis = {vc for _, vc, _ in devices if vc is not None}
+    found = Interface.objects.all() if user is None else restricted(resource_for(Interface), user)
+    rows = (
+        found.filter(Q(device__in=ids) | Q(device__virtual_chassis__in=chassis))
+        .order_by(*default_order(Interface))
+        .values_list("pk", "device", "device__virtual_chassis", "mgmt_only")
+    )
+    rows = list(rows)
+    shown: dict[str, list[str]] = {}
+    for device, vc, master in devices:
+        if common:
+            chosen = [pk for pk, own, at, _ in rows if (at == vc if vc is not None else own == device)]
+        else:
+            chosen = [
+                pk
+                for pk, own, at, mgmt in rows
+                if own == device or (master == device and at == vc and not mgmt)
+            ]
+        shown[str(device)] = [str(pk) for pk in chosen]
+    return shown
+
+
+def resolve_chassis_interfaces(root, info, common: bool) -> list:
+    ids = chassis_interfaces([root.pk], info.context.user, common).get(str(root.pk), [])
+    found = {str(pk): obj for pk, obj in Interface.objects.in_bulk(ids).items()}
+    return [found[pk] for pk in ids if pk in found]
+
+
+def type_fields(resource, types) -> dict:
+    """A device's `vc_interfaces` and `common_vc_interfaces` (no arguments, as the reference's)."""
+    if resource.model is not Device:
+        return {}
+    interface_type = resource_for(Interface).type_name
+    return {
+        name: ExtensionList(
+            field=lambda types, _c=common: graphene.List(
+                lambda: types[interface_type],
+                resolver=lambda root, info: resolve_chassis_interfaces(root, info, _c),
+            ),
+            target="dcim.Interface",
+            members=lambda model, ids, viewer, _c=common: chassis_interfaces(
+                ids, None if viewer is None else viewer.user, _c
+            ),
+        )
+        for name, common in (("vc_interfaces", False), ("common_vc_interfaces", True))
     }

@@ -414,6 +414,7 @@ register(
         ),
         reverse_one=("parent_bay",),
         lists=ALL_PARTS,
+        graphql_names={"cluster": graphql.DEVICE_CLUSTER},  # the one cluster, as the reference's
         relations={
             "manufacturer": "device_type__manufacturer",
             "device_family": "device_type__device_family",
@@ -601,6 +602,7 @@ register(
             **DEVICE_MODULE_FILTERS,
         },
         isnull=("serial",),  # never null here, as the reference's: true selects none
+        graphql_names={"device": graphql.MODULE_DEVICE},
         natural_key=None,
     )
 )
@@ -693,6 +695,8 @@ register(
         relations={"location": "device__location"},
         default_lookups=SERIAL,
         has=("software_version",),
+        # Written, never shown, as the reference's serializer (GraphQL lists them).
+        write_only=("software_image_files",),
         natural_key=None,
         changes_relate_to=("device",),
         legacy=Legacy(nested=("device", "name", "_depth"), renamed={"_depth": "tree_depth"}),
@@ -815,7 +819,7 @@ register(
     )
 )
 
-extend_graphql(query=graphql.query_fields)
+extend_graphql(query=graphql.query_fields, types=graphql.type_fields)
 
 from . import contextresources  # noqa: E402,F401  (virtual device contexts register there)
 
@@ -848,6 +852,7 @@ def fan_out_side(side: str) -> Included:
         },
         empty=lambda: False,
         schema={"type": "boolean"},
+        output="boolean",
     )
 
 

@@ -145,6 +145,15 @@ def associated_filter(resource, model, side: str) -> CustomFilter:
     return CustomFilter(build, named_parser(model), oracle, samples, negated=True, present=present)
 
 
+def takes_contacts(resource) -> bool:
+    """Whether contacts are associated with the objects (their `associated_contacts`), as with
+    the reference's models mixing contacts in: as declared (Resource.contacts), else those with
+    custom fields or whose model is contact-associable."""
+    if resource.contacts is not None:
+        return resource.contacts
+    return resource.has_custom_fields or getattr(resource.model, "is_contact_associable_model", False)
+
+
 def contact_filters(resource) -> dict[str, CustomFilter]:
     """`contacts` and `teams` (with `__n` and `__isnull`) on the models contacts are associated
     with, as the reference's contact-associable models."""

@@ -90,9 +90,9 @@ def resolve_dynamic_groups(root, info) -> list:
 
 
 def type_fields(resource, types) -> dict:
-    """`dynamic_groups` on every object groups may hold, and, always empty, on the other objects
-    with custom fields, which the reference's groups may hold (statuses, roles)."""
-    if member_resource(resource.model) is None and not resource.has_custom_fields:
+    """`dynamic_groups` on every object groups may hold, and, always empty, on those declared
+    held by static groups alone (data compliance), as the reference's types show it."""
+    if member_resource(resource.model) is None and not resource.static_groups:
         return {}
     group_type = resource_for(DynamicGroup).type_name
     return {

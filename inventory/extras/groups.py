@@ -36,6 +36,15 @@ def member_resource(model) -> Resource | None:
     return resource
 
 
+def takes_static_groups(resource) -> bool:
+    """Whether static groups may hold the objects (their `static_group_association_set`), as
+    with the reference's models mixing dynamic groups in: as declared (Resource.static_groups),
+    else those with custom fields or groups may hold."""
+    if resource.static_groups is not None:
+        return resource.static_groups
+    return resource.has_custom_fields or member_resource(resource.model) is not None
+
+
 def _label(content_type: ContentType) -> str:
     return f"{content_type.app_label}.{content_type.model}"
 

@@ -14,13 +14,12 @@ from queryengine.registry import (
     every_object,
     extend_graphql,
     register,
-    with_custom_fields,
 )
 
 from . import gitapi, graphql, metadata, tagging
-from .contacts import CONTACT_FILTERS, TEAM_FILTERS
+from .contacts import CONTACT_FILTERS, TEAM_FILTERS, takes_contacts
 from .contacts import association_labels as contact_association_labels
-from .groups import static_member_labels
+from .groups import static_member_labels, takes_static_groups
 from .metadata import metadata_labels
 from .models import (
     CHANGE_ACTIONS,
@@ -201,7 +200,7 @@ register(
         isnull=("associated_object_type",),
         generic_lists={
             "associated_contacts": GenericList(
-                "associated_object_type", "associated_object_id", with_custom_fields
+                "associated_object_type", "associated_object_id", takes_contacts
             )
         },
         natural_key=None,
@@ -272,7 +271,7 @@ register(
         ),
         generic_lists={
             "static_group_association_set": GenericList(
-                "associated_object_type", "associated_object_id", with_custom_fields
+                "associated_object_type", "associated_object_id", takes_static_groups
             )
         },
         natural_key=None,

@@ -332,6 +332,14 @@ class ScheduledJob(ApprovableMixin, BaseModel):
     args = models.JSONField(default=list, blank=True, editable=False)
     kwargs = models.JSONField(default=dict, blank=True, editable=False)
     celery_kwargs = models.JSONField(default=dict, blank=True, editable=False)
+    # Low-level message settings the reference's schedules keep (as its scheduler's periodic
+    # tasks), unused here as there: never shown by REST, read through GraphQL.
+    exchange = models.CharField(max_length=255, blank=True, null=True, default=None, editable=False)  # noqa: DJ001
+    routing_key = models.CharField(max_length=255, blank=True, null=True, default=None, editable=False)  # noqa: DJ001
+    headers = models.TextField(blank=True, default="{}", editable=False)
+    priority = models.PositiveIntegerField(blank=True, null=True, default=None, editable=False)
+    expires = models.DateTimeField(blank=True, null=True, editable=False)
+    expire_seconds = models.PositiveIntegerField(blank=True, null=True, editable=False)
     one_off = models.BooleanField(
         default=False, editable=False, help_text="If true, the schedule runs the task a single time"
     )

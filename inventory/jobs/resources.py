@@ -31,6 +31,9 @@ from .models import (
     ScheduledJob,
 )
 
+# A schedule's low-level message settings, which the reference's REST answers leave out.
+MESSAGE_SETTINGS = ("exchange", "routing_key", "headers", "priority", "expires", "expire_seconds")
+
 register(
     Resource(
         Job,
@@ -64,6 +67,8 @@ register(
         natural_key=None,
         writable=False,
         notes=False,
+        contacts=False,  # as the reference's job results: no contacts, no groups
+        static_groups=False,
     )
 )
 register(
@@ -130,7 +135,8 @@ register(
         search=("name", "task", "description"),
         # The queue's name, kept beside job_queue for clients of versions before 2.4.
         computed={"queue": Computed(("job_queue__name",), lambda name: name or "")},
-        hidden=("next_run_at",),
+        hidden=("next_run_at", *MESSAGE_SETTINGS),
+        graphql_names={name: name for name in MESSAGE_SETTINGS},  # shown by GraphQL alone, as the reference
         loaded={
             "associated_approval_workflows": Included(
                 applies=lambda resource: False,

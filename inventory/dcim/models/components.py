@@ -427,6 +427,13 @@ class InventoryItem(NaturallyOrdered, TreeModel, PrimaryModel):
         related_name="inventory_items",
         help_text="The software version installed on this inventory item",
     )
+    software_image_files = models.ManyToManyField(
+        "dcim.SoftwareImageFile",
+        related_name="inventory_items",
+        blank=True,
+        verbose_name="Software Image Files",
+        help_text="Override the software image files associated with the software version for this inventory item",
+    )
 
     class Meta:
         ordering = ["device", "_name", "id"]

@@ -10,6 +10,7 @@ from inventory.base import OrganizationalModel, PrimaryModel, TreeModel
 from inventory.slugs import SlugModel
 
 from .. import choices
+from .components import NaturallyOrdered
 
 
 class Placement(NamedTuple):
@@ -64,7 +65,7 @@ class RackGroup(SlugModel, TreeModel, OrganizationalModel):
             )
 
 
-class Rack(PrimaryModel):
+class Rack(NaturallyOrdered, PrimaryModel):  # `_name`, as the reference's
     natural_key_field_names = ("name", "rack_group")
 
     name = models.CharField(max_length=255, db_index=True)
