@@ -255,6 +255,7 @@ register(
             )
         },
         search=("name", "description", "network_driver", "napalm_driver"),
+        json_filters=("napalm_args",),
         lists={
             "softwareversion_set": "dcim.SoftwareVersion.platform"
         },  # the reference's name for software_versions
