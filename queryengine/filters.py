@@ -345,6 +345,17 @@ def nullable_at(model: type[models.Model], path: str) -> bool:
     return bool(getattr(field, "null", False))
 
 
+def _through_reverse(model: type[models.Model], parts: list[str]) -> bool:
+    """Whether a path of relations crosses one another model keeps (a user's rack reservations):
+    an object may have no related object at the end of it."""
+    for part in parts:
+        field = model._meta.get_field(part)
+        if field.auto_created and not field.concrete:
+            return True
+        model = field.related_model
+    return False
+
+
 def membership_relations(resource: Resource) -> dict[str, str]:
     """`has_<relation>` filters: every relation to many objects of a registered model
     (relationnames.to_many) by its reference name, and the declared ones (`Resource.has`: a
@@ -433,7 +444,11 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
     for name, path in resource.relations.items():
         *parents, last = path.split("__")
         end = related_model_at(model, "__".join(parents))._meta.get_field(last) if parents else None
-        if end is not None and not end.is_relation:  # a field of a related object, by its lookups
+        if end is not None and getattr(end, "primary_key", False):  # the related objects' ids (`groups__id`)
+            parse = parse_int if isinstance(end, models.IntegerField) else parse_uuid
+            family = Family(EXACT_LOOKUPS, parse, parse)
+            add(name, path, family, nullable=_through_reverse(model, parents))
+        elif end is not None and not end.is_relation:  # a field of a related object, by its lookups
             add(name, path, _family(end))
         elif end is not None and last != end.name:  # a foreign key's column (`cluster_id`): by id
             parse = parse_int if isinstance(end.target_field, models.IntegerField) else parse_uuid
@@ -458,6 +473,7 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
                 legacy=name in legacy,
                 reader=custom_filter.reader,
                 argument=custom_argument(custom_filter),
+                refusal=custom_filter.refusal,
             )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")

@@ -91,7 +91,8 @@ class CustomFilter:
     `negated`: also `<name>__n`, the objects matching none of the values. `present() -> Q`: also
     `<name>__isnull` (a boolean), true selecting the objects `present` does not. `argument`: the
     GraphQL type of a filter taking one value (the last given: "String", "Int") or numbers
-    ("[Int]"), as the reference types it; None: a list of strings."""
+    ("[Int]"), as the reference types it; None: a list of strings. `refusal`: why it cannot apply
+    here (every use a 400 saying so, Filter.refusal)."""
 
     build: Callable
     parse: Callable | None = None
@@ -102,6 +103,7 @@ class CustomFilter:
     negated: bool = False
     present: Callable | None = None
     argument: str | None = None
+    refusal: str = ""
 
 
 @dataclass(frozen=True)
@@ -327,7 +329,8 @@ class Resource:
     # Filters by a related object further away: name -> ORM path (`manufacturer` ->
     # `device_type__manufacturer`), taking ids or natural keys like a foreign key's filter; a path
     # ending at a field of one (`interfaces__mac_address`) takes that field's lookups, one ending at
-    # a foreign key's column (`virtual_machine__cluster_id`) ids only.
+    # a foreign key's column (`virtual_machine__cluster_id`) or at the related objects' primary key
+    # (`groups__id`) ids only, the latter with `__isnull` when it crosses a reverse relation.
     relations: dict[str, str] = field(default_factory=dict)
     # Filters every model pointing here by a foreign key named as this model (`tenant`) takes
     # through it: name -> ORM path from here. A tenant's {"tenant_group": "tenant_group"} gives a

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models.fields.reverse_related import ManyToManyRel, ManyToOneRel, OneToOneRel
 
@@ -68,3 +69,15 @@ def to_many(resource: Resource) -> tuple[ToMany, ...]:
         by_member = members.has_custom_fields and rel.get_accessor_name() == rel.name
         found.setdefault(name, ToMany(name, rel.name, rel.related_model, by_member))
     return tuple(found.values())
+
+
+def singular_relations(model: type[models.Model]) -> dict[str, str]:
+    """Each many-to-many field of a model (tags and content types aside) also by its members'
+    singular name, by id or natural key, and `<singular>_id` by id, for `Resource.relations`: a
+    config context's `location` and `location_id` mean what its `locations` does."""
+    found = {}
+    for f in model._meta.many_to_many:
+        if f.name != "tags" and f.related_model is not ContentType:
+            single = words(f.related_model)
+            found.update({single: f.name, f"{single}_id": f"{f.name}__id"})
+    return found

@@ -398,8 +398,10 @@ def matches(flt: Filter, resource, obj, raw, reader=None) -> bool:
         # None related at all (true), as a to-many relation's __isnull reads, or some (false).
         return (not related_at(obj, accessor_path(resource.model, flt.path))) == (values[0] == "true")
     actual = value_at(obj, flt.path)
+    # Every value at the end of a path, through to-many relations too (a user's reservations' ids).
+    reached = related_at(obj, accessor_path(resource.model, flt.path)) if "__" in flt.path else [actual]
     if flt.lookup == "isnull":
-        return (actual is None) == (values[0] == "true")
+        return (not [v for v in reached if v is not None]) == (values[0] == "true")
     spec = next((f for f in resource.fields if f.name == flt.path), None)
     if spec is not None and spec.kind == CONTENT_TYPES:
         hit = bool({label(ct) for ct in actual.all()} & set(values))
@@ -413,7 +415,7 @@ def matches(flt: Filter, resource, obj, raw, reader=None) -> bool:
     elif hasattr(actual, "app_label"):
         hit = label(actual) in values
     else:
-        hit = any(compare(flt.lookup, actual, v) for v in values)
+        hit = any(compare(flt.lookup, found, v) for found in reached for v in values)
     return not hit if flt.negate else hit
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from difflib import get_close_matches
 
+from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
@@ -101,8 +103,61 @@ def member_filter(model, side: str, other: str, present: bool = False) -> Custom
     )
 
 
-CONTACT_FILTERS = {"teams": member_filter(Team, "contact", "team", present=True)}
-TEAM_FILTERS = {"contacts": member_filter(Contact, "team", "contact")}
+def _similar_fields(model, location) -> dict[str, list[str]]:
+    """{field: values} of `model` objects like a location's contact details: names and phones
+    close to its contact's (difflib, ratio 0.8 or more, the three closest), emails equal but for
+    case. The candidates are every object's, not only those other filters keep."""
+    found: dict[str, list[str]] = {}
+    for field, given in (("name", location.contact_name), ("phone", location.contact_phone)):
+        if given:
+            values = model.objects.order_by().exclude(**{field: ""}).values_list(field, flat=True)
+            found[field] = get_close_matches(given, list(values.distinct()), cutoff=0.8)
+    if location.contact_email:
+        emails = model.objects.order_by().values_list("email", flat=True).distinct()
+        found["email"] = [e for e in emails if e.casefold() == location.contact_email.casefold()]
+    return found
+
+
+def similar_filter(model) -> CustomFilter:
+    """`similar_to_location_data=<location id or name>`: contacts (or teams) whose name, phone or
+    email is like the location's own contact details (none when it has none)."""
+
+    def locations():
+        return apps.get_model("dcim", "Location").objects
+
+    def similar(parsed) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = defaultdict(set)
+        for location in locations().filter(pk__in=[pk for group in parsed for pk in group]):
+            for field, values in _similar_fields(model, location).items():
+                found[field].update(values)
+        return found
+
+    def build(parsed) -> Q:
+        query = Q(pk__in=[])
+        for field, values in similar(parsed).items():
+            query |= Q(**{f"{field}__in": values})
+        return query
+
+    def samples(_objects) -> list:
+        given = locations().exclude(contact_name="", contact_phone="", contact_email="").order_by("name")
+        return [str(pk) for pk in given.values_list("pk", flat=True)[:2]]
+
+    return CustomFilter(
+        build,
+        lambda value: named_parser(locations().model)(value),
+        lambda obj, parsed: any(getattr(obj, f) in v for f, v in similar(parsed).items()),
+        samples,
+    )
+
+
+CONTACT_FILTERS = {
+    "teams": member_filter(Team, "contact", "team", present=True),
+    "similar_to_location_data": similar_filter(Contact),
+}
+TEAM_FILTERS = {
+    "contacts": member_filter(Contact, "team", "contact"),
+    "similar_to_location_data": similar_filter(Team),
+}
 
 
 # -- `contacts=` and `teams=` on every object contacts are associated with ------------------------

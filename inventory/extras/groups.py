@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
 from functools import reduce
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 
+from queryengine.filters import parse_uuid
 from queryengine.registry import CustomFilter, Resource, resource_for
 
 from .deletions import forget_with_objects
@@ -293,3 +295,67 @@ def static_member_labels(ids) -> dict:
 forget_deleted = forget_with_objects(
     StaticGroupAssociation, ("associated_object_type", "associated_object_id")
 )
+
+
+# -- a group's `ancestors`, `descendants` and `member_id` filters ---------------------------------
+
+
+def _children_of() -> dict:
+    """{group id: ids of its child groups}, every membership in one query."""
+    children = defaultdict(set)
+    for child, parent in DynamicGroupMembership.objects.values_list("group_id", "parent_group_id"):
+        children[parent].add(child)
+    return children
+
+
+def _any_group(value: str) -> uuid.UUID:
+    """A group of any type named by id or name."""
+    try:
+        named = Q(pk=uuid.UUID(value))
+    except ValueError:
+        named = Q(name=value)
+    found = DynamicGroup.objects.filter(named).values_list("pk", flat=True).first()
+    if found is None:
+        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
+    return found
+
+
+def nested_filter(related: Callable) -> CustomFilter:
+    """The groups nested above (`_parents_of`: `ancestors`) or below (`_children_of`:
+    `descendants`) any of the given groups through group memberships, the groups aside."""
+
+    def found(groups) -> set:
+        links = related()
+        return {pk for group in groups for pk in ancestors(group, links)}
+
+    def samples(objects) -> list:
+        return [str(group.pk) for group in objects if group.pk in related()][:2]
+
+    return CustomFilter(
+        build=lambda groups: Q(pk__in=found(groups)),
+        parse=_any_group,
+        oracle=lambda group, groups: group.pk in found(groups),
+        samples=samples,
+    )
+
+
+def _holding(object_ids) -> set:
+    """The groups any object of those ids belongs to (each group's members read by id)."""
+    groups = DynamicGroup.objects.select_related("content_type")
+    return {group.pk for group in groups if member_ids(group, object_ids)}
+
+
+MEMBER_ID = CustomFilter(
+    build=lambda ids: Q(pk__in=_holding(ids)),
+    parse=lambda value: str(parse_uuid(value)),
+    oracle=lambda group, ids: bool(member_ids(group, ids)),
+    samples=lambda groups: [
+        str(pk) for pk in StaticGroupAssociation.objects.values_list("associated_object_id", flat=True)[:2]
+    ],
+    negated=True,
+)
+GROUP_FILTERS = {
+    "ancestors": nested_filter(_parents_of),
+    "descendants": nested_filter(_children_of),
+    "member_id": MEMBER_ID,
+}

@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from queryengine.definitions import cached, watch
 from queryengine.errors import PermissionDenied
+from queryengine.filters import parse_uuid
 from queryengine.naming import resolve_related
 from queryengine.objecttexts import display_labels, object_texts
 from queryengine.query import NOTHING, default_order
@@ -26,7 +27,7 @@ from queryengine.registry import (
 
 from .deletions import forget_with_objects
 from .filtering import filter_errors, matching_ids
-from .models import SIDES, Relationship, RelationshipAssociation
+from .models import SIDES, SYMMETRIC_TYPES, Relationship, RelationshipAssociation
 
 OPPOSITE = {"source": "destination", "destination": "source", "peer": "peer"}
 
@@ -222,7 +223,25 @@ def by_key_filters() -> dict[str, CustomFilter]:
             samples,
         )
 
-    return {"relationship": keyed(False), "relationship__n": keyed(True)}
+    return {"relationship": keyed(False), "relationship__n": keyed(True), "peer_id": PEER_ID}
+
+
+def _peers(ids) -> Q:
+    """Associations of a symmetric relationship with any of the objects on either side."""
+    either = Q(source_id__in=ids) | Q(destination_id__in=ids)
+    return Q(relationship__type__in=SYMMETRIC_TYPES) & either
+
+
+# `peer_id=<object id>`: associations of symmetric relationships naming the object on either side.
+PEER_ID = CustomFilter(
+    build=_peers,
+    parse=parse_uuid,
+    oracle=lambda association, ids: (
+        association.relationship.type in SYMMETRIC_TYPES
+        and (association.source_id in ids or association.destination_id in ids)
+    ),
+    samples=lambda associations: [str(a.source_id) for a in associations][:2],
+)
 
 
 def other_label(relationship: Relationship, side: str) -> str:

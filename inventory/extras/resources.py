@@ -2,7 +2,7 @@ from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
-from queryengine.filters import parse_bool
+from queryengine.filters import parse_bool, parse_int
 from queryengine.registry import (
     ANY_TYPE,
     Computed,
@@ -15,11 +15,13 @@ from queryengine.registry import (
     extend_graphql,
     register,
 )
+from queryengine.relationnames import singular_relations
 
 from . import gitapi, graphql, metadata, tagging
 from .contacts import CONTACT_FILTERS, TEAM_FILTERS, takes_contacts
 from .contacts import association_labels as contact_association_labels
-from .groups import static_member_labels, takes_static_groups
+from .features import CONTENT_TYPE_FILTERS
+from .groups import GROUP_FILTERS, static_member_labels, takes_static_groups
 from .metadata import metadata_labels
 from .models import (
     CHANGE_ACTIONS,
@@ -159,6 +161,8 @@ register(
         "extras/config-contexts",
         generic=OWNER,
         unscoped=("roles", "tags"),
+        # `location`, `location_id`, ... beside `locations`, and the schema by the reference's name.
+        relations={**singular_relations(ConfigContext), "schema": "config_context_schema"},
         notes=True,
     )
 )
@@ -206,7 +210,25 @@ register(
         natural_key=None,
     )
 )
-register(Resource(MetadataType, "extras/metadata-types", notes=True))
+register(
+    Resource(
+        MetadataType,
+        "extras/metadata-types",
+        # The types applying to the content type of that id (one value), as the reference's.
+        filters={
+            "content_type_id": CustomFilter(
+                build=lambda ids: Q(content_types__id=ids[-1]),
+                parse=parse_int,
+                oracle=lambda kind, ids: kind.content_types.filter(id=ids[-1]).exists(),
+                samples=lambda kinds: [
+                    str(pk) for k in kinds for pk in k.content_types.values_list("id", flat=True)
+                ][:2],
+                argument="Int",
+            )
+        },
+        notes=True,
+    )
+)
 register(
     Resource(
         MetadataChoice,
@@ -241,6 +263,7 @@ register(
         DynamicGroup,
         "extras/dynamic-groups",
         reverse={"children": "DynamicGroupMembership.parent_group"},
+        filters=GROUP_FILTERS,
         notes=True,
     )
 )
@@ -415,6 +438,7 @@ register(
         natural_slug=False,
         view_permission=False,  # any signed-in user, as the reference
         writable=False,
+        filters=CONTENT_TYPE_FILTERS,
         # What is scoped to or defined for a content type, by the reference's names.
         lists={
             **{

@@ -2,13 +2,12 @@ import orjson
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 
-from queryengine.filters import parse_bool, parse_uuid
+from queryengine.filters import parse_bool, parse_date_value, parse_uuid
 from queryengine.objecttexts import object_texts
 from queryengine.query import NOTHING
 from queryengine.registry import Computed, CustomFilter, Display, Included, Resource, register, resource_for
 
 from .approvals import (
-    STATES,
     ApprovalWorkflow,
     ApprovalWorkflowDefinition,
     ApprovalWorkflowStage,
@@ -34,6 +33,14 @@ from .models import (
 # A schedule's low-level message settings, which the reference's REST answers leave out.
 MESSAGE_SETTINGS = ("exchange", "routing_key", "headers", "priority", "expires", "expire_seconds")
 
+# The reference keeps a job's console output (stdout and stderr of a run with console logging) as
+# entries of its own; jobs here run in the service and keep their log entries only.
+NO_CONSOLE = CustomFilter(
+    build=lambda values: Q(),
+    parse=parse_bool,
+    boolean=True,
+    refusal="Job results keep no console entries here (jobs keep log entries only: has_job_log_entries).",
+)
 register(
     Resource(
         Job,
@@ -65,6 +72,7 @@ register(
         ),
         search=("name", "status"),
         natural_key=None,
+        filters={"has_job_console_entries": NO_CONSOLE},
         writable=False,
         notes=False,
         contacts=False,  # as the reference's job results: no contacts, no groups
@@ -108,25 +116,6 @@ def load_workflows(resource: Resource, ids, base: str, depth: int, viewer=None) 
     return found
 
 
-STATE_LABELS = dict(STATES)
-
-
-def parse_state(value: str) -> str:
-    if value not in STATE_LABELS:
-        raise ValueError(f"Select a valid choice. {value} is not one of the available choices.")
-    return value
-
-
-APPROVAL_STATE = CustomFilter(
-    build=lambda states: Q(
-        pk__in=ApprovalWorkflow.objects.filter(
-            reviewing(ScheduledJob, None), current_state__in=states
-        ).values("object_under_review_object_id")
-    ),
-    parse=parse_state,
-    oracle=lambda job, states: job.associated_approval_workflows.filter(current_state__in=states).exists(),
-    samples=("Pending", "Approved", "Denied"),
-)
 register(
     Resource(
         ScheduledJob,
@@ -145,7 +134,8 @@ register(
                 schema={"type": "array", "items": {"type": "object", "additionalProperties": True}},
             )
         },
-        filters={"approval_state": APPROVAL_STATE},
+        # The state of the object's approval workflows, by the string lookups of the state's.
+        relations={"approval_state": "associated_approval_workflows__current_state"},
         lists={"jobresult_set": "extras.JobResult.scheduled_job"},  # the reference's name for job_results
         # Schedules come from `jobs/<id>/run/`: clients pause (enabled), rename or delete them.
         creatable=False,
@@ -228,6 +218,14 @@ PENDING_MY_APPROVALS = CustomFilter(
     reader=True,
     boolean=True,
 )
+# Stages decided on a day (the date of their decision, in UTC), one value, as the reference's.
+DECISION_DAY = CustomFilter(
+    build=lambda days: Q(decision_date__date=days[-1]),
+    parse=parse_date_value,
+    oracle=lambda stage, days: stage.decision_date is not None and stage.decision_date.date() == days[-1],
+    samples=lambda stages: [s.decision_date.date().isoformat() for s in stages if s.decision_date][:2],
+    argument="String",
+)
 STAGE = "approval_workflow_stage_definition__"
 register(
     Resource(
@@ -268,7 +266,7 @@ register(
         "extras/approval-workflow-stages",
         display=Display((f"{STAGE}approval_workflow_definition__name", f"{STAGE}name", "state"), stage_label),
         search=(f"{STAGE}name", "approval_workflow__approval_workflow_definition__name"),
-        filters={"pending_my_approvals": PENDING_MY_APPROVALS},
+        filters={"pending_my_approvals": PENDING_MY_APPROVALS, "decision_date_day": DECISION_DAY},
         natural_key=None,
         notes=True,
     )

@@ -1,6 +1,10 @@
 from queryengine.registry import Display, Legacy, Resource, register
 
+from .filters import CHANGE_FILTERS
 from .models import Group, ObjectPermission, Token, User
+
+# A group's integer id (the reference's `groups` takes names only).
+BY_GROUP_ID = {"groups_id": "groups__id"}
 
 register(
     Resource(
@@ -12,6 +16,12 @@ register(
         natural_key="username",
         # Who is a superuser, staff, active or in which groups (which grant permissions).
         superuser_fields=("is_superuser", "is_staff", "is_active", "groups"),
+        relations={
+            **BY_GROUP_ID,
+            "rack_reservations_id": "rack_reservations__id",
+            "object_permissions": "object_permissions",  # by id or name
+        },
+        filters=CHANGE_FILTERS,
         legacy=Legacy(nested=("username",)),
     )
 )
@@ -44,4 +54,4 @@ register(
         superuser_writes=True,  # permissions name groups, and users are added to groups by name
     )
 )
-register(Resource(ObjectPermission, "users/permissions", superuser_writes=True))
+register(Resource(ObjectPermission, "users/permissions", superuser_writes=True, relations=BY_GROUP_ID))
