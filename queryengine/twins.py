@@ -23,7 +23,7 @@ from functools import cache
 import graphene
 from django.db import models
 from django.db.models import F
-from graphene_django.converter import convert_choice_field_to_enum
+from graphene_django.converter import convert_choices_to_named_enum_with_descriptions, generate_enum_name
 
 from . import jsonsql, listplans
 from .registry import CONTENT_TYPE, CONTENT_TYPES, SCALAR, FieldSpec, Resource
@@ -44,17 +44,27 @@ def content_type_label(ct) -> str | None:
 # -- the reference's forms ----------------------------------------------------------------------
 
 
+def choices_of(model_field: models.Field) -> list:
+    """The choices GraphQL shows a field's values among: its model field's, or those of a text
+    field GraphQL alone shows as a choice (`graphql_choices`: a time zone's names)."""
+    if model_field.choices:
+        return model_field.choices
+    shown = getattr(model_field, "graphql_choices", None)
+    return [] if shown is None else shown()
+
+
 def is_choice(spec: FieldSpec) -> bool:
     """A model field with choices: GraphQL shows the reference's enum of them."""
-    return spec.kind == SCALAR and bool(spec.model_field.choices)
+    return spec.kind == SCALAR and bool(choices_of(spec.model_field))
 
 
 @cache
 def choice_enum(model_field: models.Field) -> type[graphene.Enum]:
     """The enum of a choice field as graphene-django names it for the reference
     (`<App><Model><Field>Choices`, values named by their text in capitals, `A_` before a
-    leading digit: `1000base-t` -> A_1000BASE_T)."""
-    return convert_choice_field_to_enum(model_field)
+    leading digit: `1000base-t` -> A_1000BASE_T; a name taken already gets `_<its position>`)."""
+    name = generate_enum_name(model_field.model._meta, model_field)
+    return convert_choices_to_named_enum_with_descriptions(name, choices_of(model_field))
 
 
 @cache
