@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.apps import apps
 
-from inventory.dcim.models import DeviceRedundancyGroup, Location
-from inventory.extras.models import ObjectChange
+from inventory.dcim.models import Cable, DeviceRedundancyGroup, Location
+from inventory.extras.models import DynamicGroup, ObjectChange, SecretsGroup
 from inventory.extras.models.changes import job_hook_contexts_renamed
 from inventory.jobs.models import JobResult, ScheduledJob
 from queryengine.schema import schema
@@ -103,3 +103,45 @@ def test_time_zones_are_an_enum_in_graphql_and_text_in_rest(api, superuser):
     assert names == enum_names(api, "ExtrasScheduledJobTimeZoneChoices")
     fields = schema.graphql_schema.get_type("ScheduledJobType").fields
     assert str(fields["time_zone"].type) == "ExtrasScheduledJobTimeZoneChoices!"
+
+
+def test_lists_of_objects_under_the_names_rest_gives_other_lists(api, superuser):
+    """A secrets group's `secrets`, a dynamic group's `children` and `parents`, a cable's
+    `terminations`: the objects, as the reference's schema shows them; REST's forms as twins."""
+    group = next(g for g in SecretsGroup.objects.order_by("name") if g.secrets.exists())
+    query = f"""{{ secrets_groups(id: ["{group.pk}"]) {{
+        secrets {{ id name }} secrets__rest {{ id secret {{ id }} access_type }} }} }}"""
+    shown = through_http(api, superuser, query)["secrets_groups"][0]
+    assert shown["secrets"] == [{"id": str(s.pk), "name": s.name} for s in group.secrets.order_by("name")]
+    associations = group.secrets_group_associations.all()
+    assert sorted(a["id"] for a in shown["secrets__rest"]) == sorted(str(a.pk) for a in associations)
+    rest = api.json(f"/api/extras/secrets-groups/{group.pk}/", {"exclude_m2m": "false"})
+    assert sorted(a["id"] for a in rest["secrets"]) == sorted(str(a.pk) for a in associations)
+
+    parent = next(g for g in DynamicGroup.objects.order_by("name") if g.dynamic_group_memberships.exists())
+    children = DynamicGroup.objects.filter(memberships_as_child__parent_group=parent).order_by(
+        *DynamicGroup._meta.ordering
+    )
+    child = children.first()
+    query = f"""{{ dynamic_groups(id: ["{parent.pk}", "{child.pk}"]) {{ id
+        children {{ id }} parents {{ id }} children__rest {{ id weight }} }} }}"""
+    rows = {r["id"]: r for r in through_http(api, superuser, query)["dynamic_groups"]}
+    assert rows[str(parent.pk)]["children"] == [{"id": str(g.pk)} for g in children]
+    assert {"id": str(parent.pk)} in rows[str(child.pk)]["parents"]
+    memberships = parent.dynamic_group_memberships.all()
+    assert sorted(m["id"] for m in rows[str(parent.pk)]["children__rest"]) == sorted(
+        str(m.pk) for m in memberships
+    )
+    rest = api.json(f"/api/extras/dynamic-groups/{parent.pk}/", {"exclude_m2m": "false"})
+    assert sorted(m["id"] for m in rest["children"]) == sorted(str(m.pk) for m in memberships)
+
+    cable = Cable.objects.order_by("pk").first()
+    query = f"""{{ cables(id: ["{cable.pk}"]) {{ terminations {{ cable_end connector }}
+        filtered: terminations(cable_end: "A") {{ cable_end }} terminations__rest }} }}"""
+    shown = through_http(api, superuser, query)["cables"][0]
+    held = cable.terminations.order_by("cable_end", "connector")
+    assert shown["terminations"] == [{"cable_end": t.cable_end, "connector": t.connector} for t in held]
+    assert shown["filtered"] == [{"cable_end": "A"} for t in held if t.cable_end == "A"]
+    assert shown["terminations__rest"] == api.json(f"/api/dcim/cables/{cable.pk}/")["terminations"]
+    fields = schema.graphql_schema.get_type("CableType").fields
+    assert str(fields["terminations"].type) == "[CableToCableTerminationType]"
