@@ -1,6 +1,8 @@
 """Shared model bases: every inventory object has a UUID, timestamps, custom field data and tags."""
 
 import uuid
+import zoneinfo
+from collections.abc import Callable
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
@@ -35,6 +37,20 @@ def graphql_as_rest(model_field: models.Field) -> models.Field:
     termination types as "dcim.interface", not content type objects); no migration."""
     model_field.graphql_as_rest = True
     return model_field
+
+
+def graphql_choices(model_field: models.Field, choices: Callable) -> models.Field:
+    """A text field GraphQL shows as the enum of `choices()` ((value, label) pairs), as the
+    reference's schema does (a location's time zone: DcimLocationTimeZoneChoices); REST and the
+    column keep the text (no migration)."""
+    model_field.graphql_choices = choices
+    return model_field
+
+
+def time_zone_choices() -> list[tuple[str, str]]:
+    """Every time zone the system knows by name, sorted, as the reference's time zone fields
+    offer them (not "Factory" nor "localtime", which are no place)."""
+    return [(name, name) for name in sorted(zoneinfo.available_timezones() - {"Factory", "localtime"})]
 
 
 class UniqueWhere(models.UniqueConstraint):

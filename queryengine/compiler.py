@@ -271,6 +271,7 @@ class ObjectPlan:
                 node.arguments
                 and name not in self.resource.included_names
                 and not list_relation(self.resource, name)
+                and twins.displaced_by(self.resource, name) is None  # a list or an include= value
             ):
                 raise Unsupported("arguments below the root")
             text.const(("{" if index == 0 else ",") + jsonsql.json_const(response_key(node)) + ":")
@@ -329,7 +330,9 @@ class ObjectPlan:
             return self.scalar(text, resource.model._meta.get_field(name))
         if name in resource.shown_once and name not in self.revealed:
             return text.const("null")
-        spec = next((f for f in resource.fields if f.name == name), None)
+        # A displaced field (FieldSpec.displaced) is read under its twin's name, as declared.
+        spec = next((f for f in resource.fields if f.name == name and not f.displaced), None)
+        spec = spec or twins.displaced_by(resource, name)
         if spec is None and name in relations_of(resource):
             return self.list_field(text, name, relations_of(resource)[name], node)
         if spec is None and (twin := twins.compiler_for(resource, name)) is not None:

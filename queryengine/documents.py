@@ -77,7 +77,7 @@ def selection(
         if spec.kind == INCLUDED:
             # Loaded values (a cable's connectors) show at the top level only, as the reference's.
             if top and (spec.name in resource.loaded or spec.name in many):
-                parts.append(f"{spec.name}(depth: {depth})")
+                parts.append(f"{twins.selected(spec)}(depth: {depth})")
         elif spec.kind in (SCALAR, CONTENT_TYPE, COMPUTED, FILE):
             parts.append(twins.selected(spec))
         elif spec.kind == GENERIC:
@@ -92,7 +92,7 @@ def selection(
             if spec.kind == CONTENT_TYPES:
                 parts.append(twins.selected(spec))
             elif spec.kind in (MANY_TO_MANY, REVERSE) and resource_for(spec.target) is not None:
-                parts.append(f"{spec.name} {{ {_related(resource_for(spec.target), depth)} }}")
+                parts.append(f"{twins.selected(spec)} {{ {_related(resource_for(spec.target), depth)} }}")
     parts += resource.timestamps
     if resource.shows_notes_url:
         parts.append("notes_url")
@@ -185,6 +185,8 @@ def _render(shown, within: frozenset) -> str:
     parts = []
     for entry in shown:
         key = entry.key if entry.key == entry.name else f"{entry.key}: {entry.name}"
+        if entry.spec is not None and entry.spec.displaced:  # its twin holds what REST shows
+            key = twins.selected(entry.spec, entry.key)
         if entry.form == legacy.VALUE:
             parts.append(key if entry.spec is None else twins.selected(entry.spec, entry.key))
         elif entry.form == legacy.INCLUDED:

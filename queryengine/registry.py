@@ -12,7 +12,7 @@ import importlib
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from django.apps import apps
@@ -211,6 +211,10 @@ def date_text(value) -> str | None:
     return None if value is None else value.date().isoformat()
 
 
+# A twin's name is its field's with this suffix (queryengine.twins; no model field has `__`).
+TWIN_SUFFIX = "__rest"
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     name: str
@@ -223,10 +227,18 @@ class FieldSpec:
     included: Included | None = None
     derived: Derived | None = None
     legacy: bool = False  # shown by API 1.x only (slugs, a device's site)
+    # GraphQL shows a declared list under the field's name (Resource.lists: a secrets group's
+    # `secrets`, the secrets), and this, REST's form, as its twin `<name>__rest` (twins).
+    displaced: bool = False
 
     @property
     def nullable(self) -> bool:
         return self.model_field is None or self.model_field.null
+
+    @property
+    def key(self) -> str:
+        """The name GraphQL shows the field under: its twin's when displaced."""
+        return f"{self.name}{TWIN_SUFFIX}" if self.displaced else self.name
 
     @cached_property
     def choices(self) -> dict | None:
@@ -316,7 +328,8 @@ class Resource:
     reverse: dict[str, str] = field(default_factory=dict)  # name -> "<Model>.<fk>" pointing here
     # Further lists of related objects GraphQL shows: name -> "<app_label>.<Model>.<path to this
     # model>", the members and the ORM path from them to their owner (a device's `all_modules`:
-    # "dcim.Module.parent_module_bay__parent_device").
+    # "dcim.Module.parent_module_bay__parent_device"). A field's name among them: GraphQL shows
+    # the list there, as the reference's schema does, and the field (what REST shows) as its twin.
     lists: dict[str, str] = field(default_factory=dict)
     # The names the reference gives the lists this model's foreign keys make on the objects they
     # point at, where no rule derives them from the ORM's (relationnames.reference_name): {foreign
@@ -549,7 +562,7 @@ class Resource:
             specs.append(
                 FieldSpec(CREATED_DATE, COMPUTED, computed=Computed(("created",), date_text), legacy=True)
             )
-        return specs
+        return [replace(spec, displaced=True) if spec.name in self.lists else spec for spec in specs]
 
     @cached_property
     def current_fields(self) -> list[FieldSpec]:

@@ -105,7 +105,8 @@ def relations_of(resource: Resource) -> dict[str, Relation]:
     field of a registered model pointing at this one, by its reference name (hidden ones, with a
     `+` name, left out), unless a declared field already shows it or has its name; a relation
     whose accessor differs from that name answers to its accessor too (`former_names`)."""
-    taken = {spec.name for spec in resource.fields} | set(resource.counts) | set(resource.timestamps) | OWN
+    taken = {spec.name for spec in resource.fields if not spec.displaced}
+    taken |= set(resource.counts) | set(resource.timestamps) | OWN
     taken |= {name for extension in TYPE_EXTENSIONS for name in extension(resource, {})}
     declared = {spec.model_field for spec in resource.fields if spec.kind == REVERSE}
     found: dict[str, Relation] = {}
@@ -128,7 +129,8 @@ def relations_of(resource: Resource) -> dict[str, Relation]:
         app_label, model_name, path = source.split(".")
         target = apps.get_model(app_label, model_name)
         if resource_for(target) is not None and name not in taken:
-            owner = path if "__" in path else target._meta.get_field(path).attname
+            field = None if "__" in path else target._meta.get_field(path)
+            owner = field.attname if field is not None and field.concrete else path
             found[name] = Relation(name, target, target, owner, None)
     if not resource.integer_pk and resource.versions is None:
         for other in resources():
@@ -154,7 +156,7 @@ def former_names(resource: Resource) -> dict[str, str]:
 
 def list_relation(resource: Resource, name: str) -> Relation | None:
     """The relation a list field of the resource's GraphQL type reads (None: not such a list)."""
-    spec = next((s for s in resource.fields if s.name == name), None)
+    spec = next((s for s in resource.fields if s.key == name), None)  # a displaced one: its twin
     if spec is not None:
         return of_spec(spec) if resource_for(spec.target) else None
     return relations_of(resource).get(name)

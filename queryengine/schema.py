@@ -220,17 +220,17 @@ def _field_attrs(resource: Resource) -> dict:
             resolver=lambda root, info, _n=name: query.count_value(resource, _n, root, info.context.viewer())
         )
     for spec in resource.fields:
-        name = spec.name
+        name, key = spec.name, twins.key_of(spec)  # a displaced field: under its twin's name
         if (own := twins.own_form(spec)) is not None:
-            attrs[name] = own.field(spec)
+            attrs[key] = own.field(spec)
         elif spec.kind == SCALAR and name in resource.shown_once:
-            attrs[name] = graphene.Field(
+            attrs[key] = graphene.Field(
                 scalar_for(spec.model_field)[0],
                 resolver=lambda root, info, _n=spec.model_field.attname: shown_once_value(root, _n),
             )
         elif spec.kind in (FOREIGN_KEY, CONTENT_TYPE):  # a content type: its object, as the reference's
             if resource_for(spec.target) is not None:
-                attrs[name] = graphene.Field(
+                attrs[key] = graphene.Field(
                     _type_of(spec.target),
                     resolver=lambda root, info, _n=name, _t=spec.target: related_object(
                         root, info, _n, resource_for(_t)
@@ -238,25 +238,25 @@ def _field_attrs(resource: Resource) -> dict:
                 )
         elif spec.kind in (MANY_TO_MANY, CONTENT_TYPES):
             if resource_for(spec.target) is not None:
-                attrs[name] = related_list_field(relatedlists.of_spec(spec))
+                attrs[key] = related_list_field(relatedlists.of_spec(spec))
         elif spec.kind == COMPUTED:
             output = {"string": graphene.String, "integer": graphene.Int, "object": GenericScalar}
-            attrs[name] = output[spec.computed.output](
+            attrs[key] = output[spec.computed.output](
                 resolver=lambda root, info, _c=spec.computed: _c.render(
                     *(value_at(root, c) for c in _c.columns)
                 )
             )
         elif spec.kind == REVERSE:
-            attrs[name] = related_list_field(relatedlists.of_spec(spec))
+            attrs[key] = related_list_field(relatedlists.of_spec(spec))
         elif spec.kind == INCLUDED:
-            attrs[name] = included_field(resource, spec.included)
+            attrs[key] = included_field(resource, spec.included)
         elif spec.kind == DERIVED:
-            attrs[name] = graphene.Field(
+            attrs[key] = graphene.Field(
                 _type_of(spec.target),
                 resolver=lambda root, info, _d=spec.derived: derived_object(root, info, _d),
             )
         elif spec.kind == FILE:
-            attrs[name] = graphene.String(
+            attrs[key] = graphene.String(
                 resolver=lambda root, info, _n=spec.model_field.attname: uploads.url(
                     info.context.base_url, getattr(root, _n)
                 )
@@ -264,17 +264,17 @@ def _field_attrs(resource: Resource) -> dict:
         elif spec.kind == GENERIC:
             type_field, id_field = spec.columns
             union = resource.unions.get(name)
-            attrs[name] = graphene.Field(
+            attrs[key] = graphene.Field(
                 InventoryObject if union is None else lambda _u=union, _s=spec: union_type(_u, _s),
                 resolver=lambda root, info, _t=type_field, _i=id_field: generic_object(
                     content_type_label(value_at(root, _t)), value_at(root, _i), info.context
                 ),
             )
         elif twins.is_choice(spec):
-            attrs[name] = twins.choice_field(spec)
+            attrs[key] = twins.choice_field(spec)
         else:
             scalar, _ = scalar_for(spec.model_field)
-            attrs[name] = graphene.Field(scalar)
+            attrs[key] = graphene.Field(scalar)
     for name in resource.timestamps:
         attrs[name] = graphene.Field(scalar_for(resource.model._meta.get_field(name))[0])
     attrs.update(generic_by_type_fields(resource))
@@ -405,7 +405,7 @@ def _list_fields(resource: Resource):
     """(name, member resource) of each list of related objects of a resource's type."""
     for spec in resource.fields:
         if spec.kind in (MANY_TO_MANY, CONTENT_TYPES, REVERSE) and resource_for(spec.target) is not None:
-            yield spec.name, resource_for(spec.target)
+            yield twins.key_of(spec), resource_for(spec.target)
     for name, relation in relatedlists.relations_of(resource).items():
         yield name, resource_for(relation.target)
 

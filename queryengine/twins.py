@@ -7,7 +7,10 @@ value), a content type as "dcim.device", a decimal as a number. Such a field has
 `<name>__rest` (no model field has `__` in its name), that answers REST's form; the documents
 REST and the pages run select it under the field's own name (`type: type__rest`, `selected`), so
 their answers are what they were. A field whose two forms agree (a decimal shown as text, a
-field the reference's schema shows in REST's form: `graphql_as_rest`) has no twin.
+field the reference's schema shows in REST's form: `graphql_as_rest`) has no twin. A field whose
+name GraphQL gives a declared list (Resource.lists: a secrets group's `secrets` are its secrets,
+where REST shows the associations) is its own twin (AS_DECLARED): the schema and the plans build
+and read it as they would under its own name.
 
 Twins are derived from the field's kind here, one table for every kind: the schema shows them
 (`schema_fields`), the compiled plans read them (`compiler_for`) and the documents select them
@@ -23,13 +26,13 @@ from functools import cache
 import graphene
 from django.db import models
 from django.db.models import F
-from graphene_django.converter import convert_choice_field_to_enum
+from graphene_django.converter import convert_choices_to_named_enum_with_descriptions, generate_enum_name
 
 from . import jsonsql, listplans
-from .registry import CONTENT_TYPE, CONTENT_TYPES, SCALAR, FieldSpec, Resource
+from .registry import CONTENT_TYPE, CONTENT_TYPES, SCALAR, TWIN_SUFFIX, FieldSpec, Resource
 from .scalars import DecimalNumber, GenericScalar
 
-SUFFIX = "__rest"
+SUFFIX = TWIN_SUFFIX
 
 
 def twin_name(name: str) -> str:
@@ -44,17 +47,27 @@ def content_type_label(ct) -> str | None:
 # -- the reference's forms ----------------------------------------------------------------------
 
 
+def choices_of(model_field: models.Field) -> list:
+    """The choices GraphQL shows a field's values among: its model field's, or those of a text
+    field GraphQL alone shows as a choice (`graphql_choices`: a time zone's names)."""
+    if model_field.choices:
+        return model_field.choices
+    shown = getattr(model_field, "graphql_choices", None)
+    return [] if shown is None else shown()
+
+
 def is_choice(spec: FieldSpec) -> bool:
     """A model field with choices: GraphQL shows the reference's enum of them."""
-    return spec.kind == SCALAR and bool(spec.model_field.choices)
+    return spec.kind == SCALAR and bool(choices_of(spec.model_field))
 
 
 @cache
 def choice_enum(model_field: models.Field) -> type[graphene.Enum]:
     """The enum of a choice field as graphene-django names it for the reference
     (`<App><Model><Field>Choices`, values named by their text in capitals, `A_` before a
-    leading digit: `1000base-t` -> A_1000BASE_T)."""
-    return convert_choice_field_to_enum(model_field)
+    leading digit: `1000base-t` -> A_1000BASE_T; a name taken already gets `_<its position>`)."""
+    name = generate_enum_name(model_field.model._meta, model_field)
+    return convert_choices_to_named_enum_with_descriptions(name, choices_of(model_field))
 
 
 @cache
@@ -159,6 +172,9 @@ def _number_compile(plan, text, spec: FieldSpec) -> None:
     text.py(f"(b'null' if {column} is None else _text(float({column})))")
 
 
+# The field itself under the twin's name (FieldSpec.displaced): built by the schema, compiled by the
+# plans as the field is.
+AS_DECLARED = Twin(None, None)
 CHOICE = Twin(_choice_field, _choice_compile)
 LABEL = Twin(_label_field, _label_compile)
 LABELS = Twin(_labels_field, _labels_compile)
@@ -168,6 +184,8 @@ NUMBER = Twin(_number_field, _number_compile)
 def rest_form(spec: FieldSpec) -> Twin | None:
     """REST's form of a field where it differs from the reference's GraphQL form (None: it does
     not)."""
+    if spec.displaced:
+        return AS_DECLARED
     if spec.kind == CONTENT_TYPE:
         return LABEL
     if spec.kind == CONTENT_TYPES:
@@ -209,14 +227,28 @@ def twins_of(resource: Resource) -> dict[str, tuple[FieldSpec, Twin]]:
 
 
 def schema_fields(resource: Resource) -> dict:
-    """The twins' GraphQL fields."""
-    return {name: twin.field(spec) for name, (spec, twin) in twins_of(resource).items()}
+    """The twins' GraphQL fields (but those the schema builds as their fields: AS_DECLARED)."""
+    return {
+        name: twin.field(spec) for name, (spec, twin) in twins_of(resource).items() if twin is not AS_DECLARED
+    }
+
+
+def key_of(spec: FieldSpec) -> str:
+    """The name the schema shows a declared field under: its twin's, where a list takes its own."""
+    return spec.key
+
+
+def displaced_by(resource: Resource, name: str) -> FieldSpec | None:
+    """The field whose twin `name` is, where the plans read it as the field (AS_DECLARED)."""
+    found = twins_of(resource).get(name)
+    return found[0] if found is not None and found[1] is AS_DECLARED else None
 
 
 def compiler_for(resource: Resource, name: str) -> Callable | None:
-    """How a plan writes the twin `name` (None: no twin of that name)."""
+    """How a plan writes the twin `name` (None: no twin of that name, or one the plans read as
+    its field: displaced_by)."""
     found = twins_of(resource).get(name)
-    if found is None:
+    if found is None or found[1] is AS_DECLARED:
         return None
     spec, twin = found
     return lambda plan, text, node: twin.compile(plan, text, spec)

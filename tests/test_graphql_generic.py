@@ -37,7 +37,7 @@ def both(user, query: str) -> dict:
 
 def list_names(resource) -> list[str]:
     declared = [
-        s.name
+        s.key  # a displaced field's own list: under its twin's name
         for s in resource.fields
         if s.kind in (MANY_TO_MANY, REVERSE) and resource_for(s.target) is not None
     ]

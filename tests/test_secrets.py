@@ -393,7 +393,8 @@ def test_no_response_carries_a_secret_value(api, sample, monkeypatch, tmp_path):
     assert not fields & {"value", "secret_value", "get_value"}
     query = (
         "{ secrets { name provider parameters } "
-        "secrets_groups { name secrets { secret { name parameters } access_type secret_type } } "
+        "secrets_groups { name secrets { name parameters } "
+        "secrets__rest { secret { name parameters } access_type secret_type } } "
         "devices { secrets_group { name } } }"
     )
     response = api.post("/api/graphql/", {"query": query})

@@ -776,6 +776,8 @@ register(
             "connected_lanes": Computed(("_connected_lanes",), int, output="integer"),
         },
         loaded={"terminations": terminations.TERMINATIONS},
+        # GraphQL shows the connectors' terminations as objects, as the reference's schema does.
+        lists={"terminations": "dcim.CableToCableTermination.cable"},
         generic={
             "termination_a": ("termination_a_type", "termination_a_id", CABLE_ENDS),
             "termination_b": ("termination_b_type", "termination_b_id", CABLE_ENDS),

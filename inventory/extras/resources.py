@@ -262,8 +262,14 @@ register(
     Resource(
         DynamicGroup,
         "extras/dynamic-groups",
+        # REST shows a group's children as its memberships (each names its operator and weight),
+        # GraphQL as the groups, with their parents, as the reference's schema does.
         reverse={"children": "DynamicGroupMembership.parent_group"},
         filters=GROUP_FILTERS,
+        lists={
+            "children": "extras.DynamicGroup.memberships_as_child__parent_group",
+            "parents": "extras.DynamicGroup.dynamic_group_memberships__group",
+        },
         notes=True,
     )
 )
@@ -312,6 +318,7 @@ register(
         # The associations under the reference's name too, and what uses the group by the
         # reference's names (a cloud account's relation has none here).
         lists={
+            "secrets": "extras.Secret.secrets_groups",  # in GraphQL, the secrets themselves
             "secrets_group_associations": "extras.SecretsGroupAssociation.secrets_group",
             "cloudaccount_set": "cloud.CloudAccount.secrets_group",
             "interfaceredundancygroup_set": "dcim.InterfaceRedundancyGroup.secrets_group",

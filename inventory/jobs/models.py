@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
-from inventory.base import BaseModel, PrimaryModel, ValueChoiceField
+from inventory.base import BaseModel, PrimaryModel, ValueChoiceField, graphql_choices, time_zone_choices
 from inventory.extras.models import BUTTON_CLASSES, check_templates
 from inventory.extras.models.webhooks import ChangeTriggered
 
@@ -160,12 +160,14 @@ class JobQueueAssignment(BaseModel):
         constraints = [models.UniqueConstraint(fields=["job", "job_queue"], name="jobs_queue_assignment")]
 
 
-# Celery task states, as the reference shows them (value and label alike).
+# Celery task states, as the reference shows them (value and label alike): celery's ALL_STATES,
+# which leave out REJECTED (never stored).
 STATUSES = [
-    (state, state)
-    for state in ("PENDING", "RECEIVED", "STARTED", "SUCCESS", "FAILURE", "REVOKED", "RETRY", "REJECTED")
+    (state, state) for state in ("PENDING", "RECEIVED", "STARTED", "SUCCESS", "FAILURE", "REVOKED", "RETRY")
 ]
-DONE = ("SUCCESS", "FAILURE", "REVOKED", "REJECTED")
+DONE = ("SUCCESS", "FAILURE", "REVOKED")
+# How a run was canceled (cancel.py), as the reference's choices; shown as the bare value.
+CANCEL_TYPES = [("terminated", "Terminated"), ("reaped", "Reaped"), ("abandoned", "Abandoned")]
 
 
 class JobResult(BaseModel):
@@ -196,7 +198,7 @@ class JobResult(BaseModel):
     warning_log_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
     error_log_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
     canceled_by_user_name = models.CharField(max_length=150, blank=True, editable=False)
-    cancel_type = models.CharField(max_length=50, blank=True, editable=False)
+    cancel_type = ValueChoiceField(max_length=50, choices=CANCEL_TYPES, blank=True, editable=False)
     date_canceled = models.DateTimeField(null=True, blank=True, editable=False)
     job_model = models.ForeignKey(
         Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="job_results", editable=False
@@ -374,7 +376,9 @@ class ScheduledJob(ApprovableMixin, BaseModel):
         related_name="scheduled_jobs",
         editable=False,
     )
-    time_zone = models.CharField(max_length=63, default="UTC", editable=False)
+    time_zone = graphql_choices(
+        models.CharField(max_length=63, default="UTC", editable=False), time_zone_choices
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

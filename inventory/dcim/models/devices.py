@@ -244,7 +244,7 @@ class DeviceRedundancyGroup(SlugModel, PrimaryModel):
     name = models.CharField(max_length=255, unique=True)
     status = models.ForeignKey("extras.Status", on_delete=models.PROTECT, related_name="+")
     description = models.CharField(max_length=255, blank=True)
-    failover_strategy = models.CharField(max_length=50, choices=choices.FAILOVER_STRATEGIES[1:], blank=True)
+    failover_strategy = models.CharField(max_length=50, choices=choices.FAILOVER_STRATEGIES, blank=True)
     comments = models.TextField(blank=True)
     secrets_group = models.ForeignKey(
         "extras.SecretsGroup",

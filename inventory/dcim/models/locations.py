@@ -8,7 +8,9 @@ from inventory.base import (
     PrimaryModel,
     TreeModel,
     described_without_limits,
+    graphql_choices,
     shown_as_text,
+    time_zone_choices,
 )
 from inventory.slugs import SlugManager, SlugModel
 
@@ -41,7 +43,9 @@ class Location(SlugModel, TreeModel, PrimaryModel):
         validators=[MinValueValidator(1), MaxValueValidator(4294967295)],
         help_text="32-bit autonomous system number",
     )
-    time_zone = described_without_limits(models.CharField(max_length=63, null=True, blank=True))
+    time_zone = graphql_choices(
+        described_without_limits(models.CharField(max_length=63, null=True, blank=True)), time_zone_choices
+    )
     physical_address = models.TextField(blank=True)
     shipping_address = models.TextField(blank=True)
     # Shown as the reference shows them ("10.100000"): a client writing the text reads it back.

@@ -8,7 +8,20 @@ from django.utils import timezone
 from inventory.base import BaseModel, ValueChoiceField
 
 ACTIONS = [("create", "Created"), ("update", "Updated"), ("delete", "Deleted")]
-CHANGE_CONTEXTS = [("web", "Web"), ("job", "Job"), ("jobhook", "Job hook"), ("orm", "ORM")]
+# As the reference's: its GraphQL enum (WEB ... JOB_HOOK, UNKNOWN) is named from these values.
+CHANGE_CONTEXTS = [
+    ("web", "Web"),
+    ("job", "Job"),
+    ("job-hook", "Job hook"),
+    ("orm", "ORM"),
+    ("unknown", "Unknown"),
+]
+
+
+def job_hook_contexts_renamed(apps, schema_editor):
+    """Records of job hooks' changes stored as "jobhook" say "job-hook", as the reference's."""
+    model = apps.get_model("extras", "ObjectChange")
+    model.objects.filter(change_context="jobhook").update(change_context="job-hook")
 
 
 class ObjectChange(BaseModel):

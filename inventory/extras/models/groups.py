@@ -51,7 +51,11 @@ class DynamicGroupMembership(BaseModel):
     `operator`, children taken in `weight` order."""
 
     # A group that is another's child cannot be deleted: the parent's meaning would change.
-    group = models.ForeignKey(DynamicGroup, on_delete=models.PROTECT, related_name="+")
+    # Found from the child by `memberships_as_child` (a group's parents, in GraphQL), with no
+    # accessor, list or filter of its own.
+    group = models.ForeignKey(
+        DynamicGroup, on_delete=models.PROTECT, related_name="+", related_query_name="memberships_as_child"
+    )
     parent_group = models.ForeignKey(
         DynamicGroup, on_delete=models.CASCADE, related_name="dynamic_group_memberships"
     )
