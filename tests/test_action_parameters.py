@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from inventory.dcim.models import ConsolePort, Device, FrontPort, Interface, Rack, RearPort
+from inventory.dcim.models import (
+    ConsolePort,
+    Device,
+    FrontPort,
+    Interface,
+    PowerOutlet,
+    PowerPort,
+    Rack,
+    RearPort,
+)
 
 from .test_ipam import PREFIXES, post
 from .test_paths import new_device, wire
@@ -59,6 +68,28 @@ def test_console_connections_take_the_port_filters(api, sample):
         assert api.json(url, params)["count"] == count, params
     assert api.json(url, {"label": "x"}, status=400) == {"label": UNKNOWN}
     assert api.json(url, {"sort": "nope"}, status=400).keys() == {"sort"}
+
+
+def test_connection_lists_search_the_port_and_its_device_name(api, sample):
+    console = ConsolePort.objects.get(device__name="leaf1")
+    ConsolePort.objects.filter(pk=console.pk).update(label="oob-label", description="serial to oob")
+    url = "/api/dcim/console-connections/"
+    for text, count in (("leaf1", 1), ("LEAF", 1), (console.name.upper(), 1), ("oob", 0), ("core1", 0)):
+        assert api.json(url, {"q": text})["count"] == count, text
+    # The ports' own list searches their label and description, not their device's name.
+    ports = "/api/dcim/console-ports/"
+    assert [row["id"] for row in api.json(ports, {"q": "oob"})["results"]] == [str(console.pk)]
+    assert api.json(ports, {"q": "leaf1"})["count"] == 0
+    assert api.json(ports, {"connection_q": "leaf1"}, status=400) == {"connection_q": UNKNOWN}
+    x, y = new_device(api, "inlet-host"), new_device(api, "outlet-host")
+    inlet = PowerPort.objects.get(device=x)
+    wire(api, PowerOutlet.objects.get(device=y), inlet)
+    url = "/api/dcim/power-connections/"
+    for params in ({"q": "INLET-h"}, {"q": inlet.name}, {"q": ["inlet", "host"]}):
+        assert [row["id"] for row in api.json(url, params)["results"]] == [str(inlet.pk)], params
+    # The far end's device is not searched; repeated values must all match.
+    for params in ({"q": "outlet-host"}, {"q": ["inlet", "nowhere"]}):
+        assert api.json(url, params)["count"] == 0, params
 
 
 def test_interface_connections_by_path_id_search_and_sort(api, sample):
