@@ -468,6 +468,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 tag,
                 "Allocate one (an object) or several (an array) atomically.",
                 response(201, one_or_many(created)),
+                [query(*p) for p in endpoint.post_parameters],
                 body=one_or_many(ANY_OBJECT),
             ),
         }

@@ -4,6 +4,7 @@ reference's views do with it, and refuses anything else."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from inventory.dcim.models import (
@@ -16,6 +17,7 @@ from inventory.dcim.models import (
     Rack,
     RearPort,
 )
+from inventory.ipam.models import IPAddress
 
 from .test_ipam import PREFIXES, post
 from .test_paths import new_device, wire
@@ -157,6 +159,41 @@ def test_available_ips_within_a_span(api, sample):
     prefixes = f"{PREFIXES}{body['id']}/available-prefixes/"
     assert api.json(prefixes, {"limit": "1", "offset": "0", "sort": "prefix"}) == api.json(prefixes)
     assert api.json(prefixes, {"range_start": "192.168.7.4"}, status=400) == {"range_start": UNKNOWN}
+
+
+def test_available_ips_allocated_within_a_span(api, sample):
+    code, body = post(api, PREFIXES, {"prefix": "192.168.8.0/28", "status": "Active"})
+    assert code == 201, body
+    path = f"{PREFIXES}{body['id']}/available-ips/"
+    taken = {"address": "192.168.8.5/28", "status": "Active", "namespace": body["namespace"]["id"]}
+    assert post(api, "/api/ipam/ip-addresses/", taken)[0] == 201
+    span = "?range_start=192.168.8.4&range_end=192.168.8.7"
+    code, one = post(api, f"{path}{span}", {"description": "one"})
+    assert code == 201 and (one["address"], one["description"]) == ("192.168.8.4/28", "one")
+    code, two = post(api, f"{path}{span}", [{}, {"description": "two"}])
+    assert code == 201 and [ip["address"] for ip in two] == ["192.168.8.6/28", "192.168.8.7/28"]
+    before = IPAddress.objects.count()
+    assert post(api, f"{path}{span}", [{}]) == (204, None)  # the reason in GraphQL's error
+    assert IPAddress.objects.count() == before
+    mutation = (
+        f'mutation {{ allocate_ip_addresses(parent: "{body["id"]}", data: [{{}}], '
+        'range_start: "192.168.8.4", range_end: "192.168.8.7") { address } }'
+    )
+    errors = orjson.loads(api.post("/api/graphql/", {"query": mutation}).content)["errors"]
+    assert [error["message"] for error in errors] == [
+        "An insufficient number of IP addresses are available within the prefix "
+        "192.168.8.0/28 (1 requested, 0 available between 192.168.8.4 and 192.168.8.7)."
+    ]
+    # Without a span the first free address of the prefix; a bad span allocates nothing.
+    code, first = post(api, path, {})
+    assert code == 201 and first["address"] == "192.168.8.1/28"
+    code, bad = post(api, f"{path}?range_start=192.168.8.x", {})
+    assert code == 400 and bad["detail"].startswith("Incorrectly formatted address in parameter range_start")
+    code, bad = post(api, f"{path}?range_end=2001:db8::1", [{}])
+    assert code == 400 and bad == {"detail": "The address in parameter range_end is not an IPv4 address."}
+    assert IPAddress.objects.count() == before + 1
+    code, tail = post(api, f"{path}?range_start=192.168.8.13", [{}, {}])
+    assert code == 201 and [ip["address"] for ip in tail] == ["192.168.8.13/28", "192.168.8.14/28"]
 
 
 def test_job_variables_and_location_stats_take_the_family(api, sample):
