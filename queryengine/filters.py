@@ -42,6 +42,7 @@ from .relationnames import to_many
 from .timeouts import linear_pattern
 
 CUSTOM_FIELD_FILTER = "cf"  # the argument carrying every cf_ filter
+CONNECTION_SEARCH = "connection_q"  # the argument of a connection list's `q` (Resource.connection_search)
 CUSTOM_FIELD_PREFIX = "cf_"
 
 
@@ -228,16 +229,18 @@ class Filter:
     # Why a named filter cannot apply here (a sealed key searched by part): every use is a 400
     # saying so, never a filter silently ignored.
     refusal: str = ""
+    fields: tuple[str, ...] = ()  # search: the fields it searches (default: the resource's `search`)
+    listed: bool = True  # False: a GraphQL argument the resource's REST list does not take
 
     def q(self, resource: Resource, values: list[str], user=None) -> Q:
         parsed = [self._parse(v) for v in values]
         if self.kind == "custom":
             match = self.build(parsed, user) if self.reader else self.build(parsed)
             return ~match if self.negate else match
-        if self.kind == "search" and resource.search_q is not None:
+        if self.kind == "search" and resource.search_q is not None and not self.fields:
             return reduce(lambda a, b: a & b, (resource.search_q(v) for v in parsed))
         if self.kind == "search":
-            fields = resource.search
+            fields = self.fields or resource.search
             return reduce(
                 lambda a, b: a & b,
                 (reduce(lambda x, y: x | y, (Q(**{f"{f}__icontains": v}) for f in fields)) for v in parsed),
@@ -477,6 +480,10 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
             )
     if resource.search or resource.search_q:
         found["q"] = Filter("q", "", "icontains", False, None, "search")
+    if resource.connection_search:
+        found[CONNECTION_SEARCH] = Filter(
+            CONNECTION_SEARCH, "", "icontains", kind="search", fields=resource.connection_search, listed=False
+        )
     if resource.has_custom_fields:
         # Every `cf_<key>[__<lookup>]` parameter travels in this one argument, {parameter: values}:
         # custom fields are defined at run time, the schema's arguments at start.

@@ -275,6 +275,11 @@ class Resource:
     route: str  # "<app>/<endpoint>", e.g. "dcim/locations"
     display: Display = field(default_factory=Display)
     search: tuple[str, ...] = ("name", "description")
+    # The fields the `q` of these objects' connection list searches (console and power
+    # connections: the port's name or its device's, as the reference's), where it differs from
+    # their own list's: the list's GraphQL argument `connection_q`, which their REST list does
+    # not take.
+    connection_search: tuple[str, ...] = ()
     # Derived related-object counts: name -> "<app_label>.<Model>.<path to this model>", counting
     # the objects of <Model> the reader may view; a count through an association names the far
     # model and the path through it ("ipam.IPAddress.interface_assignments__interface"), so it

@@ -9,6 +9,7 @@ import orjson
 
 from queryengine.documents import selection, with_fragments
 from queryengine.errors import PermissionDenied
+from queryengine.filters import CONNECTION_SEARCH
 from queryengine.query import filters_of
 from queryengine.registry import Resource, resource_by_object_type
 from queryengine.schema import generic_ref
@@ -207,7 +208,9 @@ class ConnectionListEndpoint(Endpoint):
     def get(self, request):
         require_view(self.resource, request)
         reaching = {"has_connected_endpoint": ["true"]}
-        return list_page(request, self.resource, reaching, allowed=self.filters()), 200
+        # `q` searches as the connection list's search says (the port's or its device's name).
+        searched = {"q": CONNECTION_SEARCH} if CONNECTION_SEARCH in filters_of(self.resource) else {}
+        return list_page(request, self.resource, reaching, allowed=self.filters(), arguments=searched), 200
 
     def filters(self) -> tuple[str, ...]:
         port_filters = (name for name in filters_of(self.resource) if name.partition("__")[0] in PORT_FILTERS)

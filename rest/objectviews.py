@@ -30,9 +30,18 @@ from .views import (
 )
 
 ADDRESS_SPAN = tuple(
-    (name, {"type": "string"}, f"IP address from which enumeration should {verb} (inclusive)")
+    (name, {"type": "string"}, f"IP address from which enumeration or allocation should {verb} (inclusive)")
     for name, verb in (("range_start", "start"), ("range_end", "stop"))
 )
+
+
+def span_arguments(request) -> tuple[str, str, dict]:
+    """The address span a request gives (`range_start`, `range_end`): the document's variable
+    declarations, the field's arguments and their values, for those given."""
+    spans = {name: request.GET[name] for name, _, _ in ADDRESS_SPAN if name in request.GET}
+    declared = "".join(f", ${name}: String" for name in spans)
+    passed = "".join(f", {name}: ${name}" for name in spans)
+    return declared, passed, spans
 
 
 class AvailableEndpoint(Endpoint):
@@ -57,6 +66,7 @@ class AvailableEndpoint(Endpoint):
         taken = ("limit",) if limit else UNPAGED[:1]  # a bad limit means the page size, as there
         spans = ADDRESS_SPAN if value == "address" else ()
         self.query_parameters = (*ACTION_SHAPE, *taken, *UNPAGED[1:], UNORDERED_SORT, *spans)
+        self.post_parameters = spans  # addresses are allocated within the span too
 
     @property
     def item_schema(self) -> dict:
@@ -69,9 +79,7 @@ class AvailableEndpoint(Endpoint):
         pk = object_pk(request, self.parent, key)
         if self.limit:
             limit, _ = parse_paging(request)
-            spans = {name: request.GET[name] for name, _, _ in ADDRESS_SPAN if name in request.GET}
-            declared = "".join(f", ${name}: String" for name in spans)
-            passed = "".join(f", {name}: ${name}" for name in spans)
+            declared, passed, spans = span_arguments(request)
             document = (
                 f"query ($p: UUID!, $limit: Int{declared}) "
                 f"{{ result: {self.query_field}(parent: $p, limit: $limit{passed}) }}"
@@ -92,13 +100,18 @@ class AvailableEndpoint(Endpoint):
         items = body if isinstance(body, list) else [body]
         if not all(isinstance(item, dict) for item in items):
             raise not_an_object(next(item for item in items if not isinstance(item, dict)))
+        # Addresses are allocated within the span the query gives, as the reference's.
+        declared, passed, spans = span_arguments(request) if self.post_parameters else ("", "", {})
         document = with_fragments(
-            f"mutation ($p: UUID!, $data: [GenericScalar]!) {{ result: {self.mutation_field}(parent: $p, data: $data) "
+            f"mutation ($p: UUID!, $data: [GenericScalar]!{declared}) "
+            f"{{ result: {self.mutation_field}(parent: $p, data: $data{passed}) "
             f"{{ {selection_of(self.created, legacy.write_shape(request), shown_many(self.created, request))} }} }}"
         )
         try:
-            created = run(document, {"p": str(pk), "data": items}, request)["result"]
+            created = run(document, {"p": str(pk), "data": items, **spans}, request)["result"]
         except ValidationFailed as exc:
+            if isinstance(exc.errors, dict):  # the request's own (a bad span), not an item's
+                raise
             raise ValidationFailed(exc.errors if isinstance(body, list) else exc.errors[0]) from None
         except Conflict as exc:
             # Not enough free space: 204 with the reason, as the reference answers (pynautobot

@@ -108,7 +108,7 @@ def filter_parameters(resource: Resource, version: str) -> list[dict]:
     """The filters a version takes: at 1.x those of 1.x fields too, under their 1.x names."""
     found, old = [], versioning.legacy(version)
     for name, f in filters_of(resource).items():
-        if name == CUSTOM_FIELD_FILTER or f.legacy and not old:
+        if name == CUSTOM_FIELD_FILTER or f.legacy and not old or not f.listed:
             continue
         if old:
             name = legacy_filter_name(resource, name)
@@ -473,6 +473,7 @@ def endpoint_operations(endpoint, version: str, route: str) -> dict:
                 tag,
                 "Allocate one (an object) or several (an array) atomically.",
                 response(201, one_or_many(created)),
+                [query(*p) for p in endpoint.post_parameters],
                 body=one_or_many(ANY_OBJECT),
             ),
         }

@@ -347,11 +347,19 @@ def shown_many(resource: Resource, request) -> frozenset[str]:
 
 
 def list_page(
-    request, resource: Resource, scope_filters: dict | None = None, allowed: tuple[str, ...] | None = None
+    request,
+    resource: Resource,
+    scope_filters: dict | None = None,
+    allowed: tuple[str, ...] | None = None,
+    arguments: dict[str, str] | None = None,
 ) -> dict:
-    """One page of a resource's list; `allowed` narrows the filters a client may give."""
+    """One page of a resource's list; `allowed` narrows the filters a client may give,
+    `arguments` names the list's arguments some of them are given as (parameter -> argument)."""
     params = request.GET
     filters = list_filters(request, resource, allowed)
+    for parameter, argument in (arguments or {}).items():
+        if parameter in filters:
+            filters[argument] = filters.pop(parameter)
     filters.update(scope_filters or {})
     filters = argument_values(resource, request.context.user, filters)
     shape = legacy.shape(request, parse_depth(request))
@@ -380,7 +388,9 @@ def list_filters(request, resource: Resource, allowed: tuple[str, ...] | None = 
     elif custom:
         filters.update(custom)  # no custom fields here: unknown below
     if allowed is None:  # filters of 1.x fields (slugs, sites) are unknown from 2.0 on
-        allowed = tuple(name for name, f in filters_of(resource).items() if old or not f.legacy)
+        allowed = tuple(
+            name for name, f in filters_of(resource).items() if (old or not f.legacy) and f.listed
+        )
     if old:
         filters = legacy.filter_names(resource, filters, allowed)
     return known_filters(filters, allowed)

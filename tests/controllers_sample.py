@@ -11,6 +11,7 @@ from inventory.dcim.models import (
     DeviceRedundancyGroup,
     Platform,
     SoftwareImageFile,
+    VirtualDeviceContext,
 )
 from inventory.extras.models import ExternalIntegration, Role, SecretsGroup, Status, Tag
 from inventory.tenancy.models import Tenant
@@ -91,6 +92,10 @@ def build_controllers(s: str, sample: dict) -> dict[type, list]:
         device.refresh_from_db()
         device.controller_managed_device_group = group
         device.save()
+    # vdc1 in the fabric's group of leafs, vdc2 in none.
+    VirtualDeviceContext.objects.filter(pk=sample[VirtualDeviceContext][0].pk).update(
+        controller_managed_device_group=groups[2]
+    )
     return {
         ExternalIntegration: integrations,
         Controller: controllers,

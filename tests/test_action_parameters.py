@@ -4,9 +4,20 @@ reference's views do with it, and refuses anything else."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
-from inventory.dcim.models import ConsolePort, Device, FrontPort, Interface, Rack, RearPort
+from inventory.dcim.models import (
+    ConsolePort,
+    Device,
+    FrontPort,
+    Interface,
+    PowerOutlet,
+    PowerPort,
+    Rack,
+    RearPort,
+)
+from inventory.ipam.models import IPAddress
 
 from .test_ipam import PREFIXES, post
 from .test_paths import new_device, wire
@@ -61,12 +72,34 @@ def test_console_connections_take_the_port_filters(api, sample):
     assert api.json(url, {"sort": "nope"}, status=400).keys() == {"sort"}
 
 
+def test_connection_lists_search_the_port_and_its_device_name(api, sample):
+    console = ConsolePort.objects.get(device__name="leaf1")
+    ConsolePort.objects.filter(pk=console.pk).update(label="oob-label", description="serial to oob")
+    url = "/api/dcim/console-connections/"
+    for text, count in (("leaf1", 1), ("LEAF", 1), (console.name.upper(), 1), ("oob", 0), ("core1", 0)):
+        assert api.json(url, {"q": text})["count"] == count, text
+    # The ports' own list searches their label and description, not their device's name.
+    ports = "/api/dcim/console-ports/"
+    assert [row["id"] for row in api.json(ports, {"q": "oob"})["results"]] == [str(console.pk)]
+    assert api.json(ports, {"q": "leaf1"})["count"] == 0
+    assert api.json(ports, {"connection_q": "leaf1"}, status=400) == {"connection_q": UNKNOWN}
+    x, y = new_device(api, "inlet-host"), new_device(api, "outlet-host")
+    inlet = PowerPort.objects.get(device=x)
+    wire(api, PowerOutlet.objects.get(device=y), inlet)
+    url = "/api/dcim/power-connections/"
+    for params in ({"q": "INLET-h"}, {"q": inlet.name}, {"q": ["inlet", "host"]}):
+        assert [row["id"] for row in api.json(url, params)["results"]] == [str(inlet.pk)], params
+    # The far end's device is not searched; repeated values must all match.
+    for params in ({"q": "outlet-host"}, {"q": ["inlet", "nowhere"]}):
+        assert api.json(url, params)["count"] == 0, params
+
+
 def test_interface_connections_by_path_id_search_and_sort(api, sample):
     leaf = Interface.objects.get(device__name="leaf1", name="Ethernet2")
-    far = Interface.objects.get(pk=leaf._path.destination_id)
+    core = Interface.objects.get(device__name="core1", name="xe-0/0/0")
     url = "/api/dcim/interface-connections/"
-    # A pair is listed once, by the path starting at its end with the lower id.
-    path_id = str(min((leaf, far), key=lambda end: end.pk)._path_id)
+    # Listed once, by the path from its end with the lower id (the sample's ids are new each run).
+    path_id = str(min(leaf, core, key=lambda end: end.pk)._path_id)
     assert [row["id"] for row in api.json(url, {"id": path_id})["results"]] == [path_id]
     assert api.json(url, {"id__n": path_id})["count"] == 0
     for text, count in (("leaf1", 1), ("core1", 1), ("xe-0/0", 1), ("nowhere", 0)):
@@ -126,6 +159,41 @@ def test_available_ips_within_a_span(api, sample):
     prefixes = f"{PREFIXES}{body['id']}/available-prefixes/"
     assert api.json(prefixes, {"limit": "1", "offset": "0", "sort": "prefix"}) == api.json(prefixes)
     assert api.json(prefixes, {"range_start": "192.168.7.4"}, status=400) == {"range_start": UNKNOWN}
+
+
+def test_available_ips_allocated_within_a_span(api, sample):
+    code, body = post(api, PREFIXES, {"prefix": "192.168.8.0/28", "status": "Active"})
+    assert code == 201, body
+    path = f"{PREFIXES}{body['id']}/available-ips/"
+    taken = {"address": "192.168.8.5/28", "status": "Active", "namespace": body["namespace"]["id"]}
+    assert post(api, "/api/ipam/ip-addresses/", taken)[0] == 201
+    span = "?range_start=192.168.8.4&range_end=192.168.8.7"
+    code, one = post(api, f"{path}{span}", {"description": "one"})
+    assert code == 201 and (one["address"], one["description"]) == ("192.168.8.4/28", "one")
+    code, two = post(api, f"{path}{span}", [{}, {"description": "two"}])
+    assert code == 201 and [ip["address"] for ip in two] == ["192.168.8.6/28", "192.168.8.7/28"]
+    before = IPAddress.objects.count()
+    assert post(api, f"{path}{span}", [{}]) == (204, None)  # the reason in GraphQL's error
+    assert IPAddress.objects.count() == before
+    mutation = (
+        f'mutation {{ allocate_ip_addresses(parent: "{body["id"]}", data: [{{}}], '
+        'range_start: "192.168.8.4", range_end: "192.168.8.7") { address } }'
+    )
+    errors = orjson.loads(api.post("/api/graphql/", {"query": mutation}).content)["errors"]
+    assert [error["message"] for error in errors] == [
+        "An insufficient number of IP addresses are available within the prefix "
+        "192.168.8.0/28 (1 requested, 0 available between 192.168.8.4 and 192.168.8.7)."
+    ]
+    # Without a span the first free address of the prefix; a bad span allocates nothing.
+    code, first = post(api, path, {})
+    assert code == 201 and first["address"] == "192.168.8.1/28"
+    code, bad = post(api, f"{path}?range_start=192.168.8.x", {})
+    assert code == 400 and bad["detail"].startswith("Incorrectly formatted address in parameter range_start")
+    code, bad = post(api, f"{path}?range_end=2001:db8::1", [{}])
+    assert code == 400 and bad == {"detail": "The address in parameter range_end is not an IPv4 address."}
+    assert IPAddress.objects.count() == before + 1
+    code, tail = post(api, f"{path}?range_start=192.168.8.13", [{}, {}])
+    assert code == 201 and [ip["address"] for ip in tail] == ["192.168.8.13/28", "192.168.8.14/28"]
 
 
 def test_job_variables_and_location_stats_take_the_family(api, sample):

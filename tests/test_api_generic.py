@@ -52,8 +52,9 @@ def every(api, resource, params=None) -> list[dict]:
 
 
 def current_filters(resource) -> list:
-    """The filters 2.x and 3.x take (those of 1.x fields: tests/test_api_v1.py)."""
-    return [(name, flt) for name, flt in filters_of(resource).items() if not flt.legacy]
+    """The filters 2.x and 3.x take (those of 1.x fields: tests/test_api_v1.py; a connection
+    list's search: tests/test_connections.py)."""
+    return [(name, flt) for name, flt in filters_of(resource).items() if not flt.legacy and flt.listed]
 
 
 def nests(spec) -> bool:

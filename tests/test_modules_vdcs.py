@@ -6,6 +6,7 @@ from __future__ import annotations
 import orjson
 
 from inventory.dcim.models import (
+    ControllerManagedDeviceGroup,
     Device,
     DeviceRedundancyGroup,
     Interface,
@@ -23,6 +24,7 @@ from inventory.virtualization.models import VirtualMachine
 from .test_dcim import new_device, send
 
 VDCS = "/api/dcim/virtual-device-contexts/"
+GROUPS = "/api/dcim/controller-managed-device-groups/"
 VRF_ASSIGNMENTS = "/api/ipam/vrf-device-assignments/"
 
 
@@ -190,6 +192,60 @@ class TestVirtualDeviceContexts:
             "interfaces": [{"name": "Ethernet1"}],
         }
         assert InterfaceVDCAssignment.objects.count() == 2
+
+    def test_controller_managed_device_group_shown_written_and_filtered(self, api, sample):
+        vdc1, vdc2 = (VirtualDeviceContext.objects.get(name=name) for name in ("vdc1", "vdc2"))
+        leafs, campus = (ControllerManagedDeviceGroup.objects.get(name=n) for n in ("leafs", "campus APs"))
+        body = api.json(f"{VDCS}{vdc1.pk}/")
+        assert body["controller_managed_device_group"] == {
+            "id": str(leafs.pk),
+            "object_type": "dcim.controllermanageddevicegroup",
+            "url": f"http://testserver{GROUPS}{leafs.pk}/",
+        }
+        nested = api.json(f"{VDCS}{vdc1.pk}/", {"depth": 1})["controller_managed_device_group"]
+        assert (nested["name"], nested["display"]) == ("leafs", "leafs")
+        assert api.json(f"{VDCS}{vdc2.pk}/")["controller_managed_device_group"] is None
+        status, patched = send(
+            api, "patch", f"{VDCS}{vdc2.pk}/", {"controller_managed_device_group": "campus APs"}
+        )
+        assert status == 200 and patched["controller_managed_device_group"]["id"] == str(campus.pk)
+        vdc2.refresh_from_db()
+        assert vdc2.controller_managed_device_group_id == campus.pk
+        assert names(api, VDCS, {"controller_managed_device_group": "leafs"}) == ["vdc1"]
+        assert names(api, VDCS, {"controller_managed_device_group": str(campus.pk)}) == ["vdc2"]
+        assert names(api, VDCS, {"controller_managed_device_group__n": "leafs"}) == ["vdc2"]
+        status, _ = send(api, "patch", f"{VDCS}{vdc2.pk}/", {"controller_managed_device_group": None})
+        assert status == 200
+        assert names(api, VDCS, {"controller_managed_device_group__isnull": "true"}) == ["vdc2"]
+        assert names(api, GROUPS, {"virtual_device_contexts": str(vdc1.pk)}) == ["leafs"]
+        assert names(api, GROUPS, {"has_virtual_device_contexts": "true"}) == ["leafs"]
+        assert names(api, GROUPS, {"has_virtual_device_contexts": "false"}) == ["campus APs", "floor 1 APs"]
+        assert names(api, GROUPS, {"virtual_device_contexts__isnull": "true"}) == [
+            "campus APs",
+            "floor 1 APs",
+        ]
+        status, errors = send(
+            api, "patch", f"{VDCS}{vdc2.pk}/", {"controller_managed_device_group": "nowhere"}
+        )
+        assert status == 400 and list(errors) == ["controller_managed_device_group"]
+
+    def test_graphql_shows_the_group_and_its_contexts(self, api, sample):
+        query = (
+            "{ virtual_device_contexts { name controller_managed_device_group { name } }"
+            " controller_managed_device_groups { name virtual_device_contexts { name } } }"
+        )
+        data = orjson.loads(api.post("/api/graphql/", {"query": query}).content)["data"]
+        assert data["virtual_device_contexts"] == [
+            {"name": "vdc1", "controller_managed_device_group": {"name": "leafs"}},
+            {"name": "vdc2", "controller_managed_device_group": None},
+        ]
+        groups = {
+            row["name"]: row["virtual_device_contexts"] for row in data["controller_managed_device_groups"]
+        }
+        assert groups == {"campus APs": [], "floor 1 APs": [], "leafs": [{"name": "vdc1"}]}
+        query = "{ controller_managed_device_groups(has_virtual_device_contexts: true) { name } }"
+        data = orjson.loads(api.post("/api/graphql/", {"query": query}).content)["data"]
+        assert data["controller_managed_device_groups"] == [{"name": "leafs"}]
 
 
 class TestVRFAssignments:

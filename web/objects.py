@@ -95,7 +95,7 @@ def page_filters(request, resource: Resource) -> dict:
             continue
         if key.startswith(CUSTOM_FIELD_PREFIX) and resource.has_custom_fields:
             custom[key] = values
-        elif key in known and not known[key].legacy and key != CUSTOM_FIELD_FILTER:
+        elif key in known and not known[key].legacy and known[key].listed and key != CUSTOM_FIELD_FILTER:
             filters[key] = values
         else:
             unknown.append(key)

@@ -637,6 +637,8 @@ for component, route in COMPONENTS:
         if component is not DeviceBay
         else Legacy(nested=("device", "name"), filters=site_filters("device__location")),
     }
+    if component in (ConsolePort, PowerPort):  # listed by their connections too, searched there so
+        declaration["connection_search"] = ("name", "device__name")
     if component is not DeviceBay:
         declaration = cabled(component, endpoint=component not in (FrontPort, RearPort), **declaration)
     register(Resource(component, route, **declaration))

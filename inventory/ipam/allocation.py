@@ -132,14 +132,23 @@ def plan_prefixes(parent: Prefix, requests: list) -> list[dict]:
     return planned
 
 
-def plan_addresses(parent: Prefix, requests: list) -> list[dict]:
-    """Each request with `address` set to the next free address of the prefix."""
+def plan_addresses(
+    parent: Prefix, requests: list, first: int | None = None, final: int | None = None
+) -> list[dict]:
+    """Each request with `address` set to the next free address of the prefix, from `first` to
+    `final` (inclusive) where given, as the reference allocates within `range_start` and
+    `range_end`."""
     parent = lock(parent)
-    free = free_addresses(parent, len(requests))
+    free = free_addresses(parent, len(requests), first, final)
     if len(free) < len(requests):
+        net = parent_network(parent)
+        start, end = (
+            netaddr.IPAddress(default if given is None else given, net.version)
+            for given, default in ((first, net.first), (final, net.last))
+        )
         raise Conflict(
-            f"An insufficient number of IP addresses are available within {parent.cidr} "
-            f"({len(requests)} requested, {len(free)} available)"
+            f"An insufficient number of IP addresses are available within the prefix {parent.cidr} "
+            f"({len(requests)} requested, {len(free)} available between {start} and {end})."
         )
     planned = []
     for request, address in zip(requests, free, strict=True):

@@ -53,12 +53,14 @@ def resolve_available_ips(root, info, parent, limit=None, range_start=None, rang
     maximum = settings.MAX_PAGE_SIZE or None
     size = min(limit or settings.PAGINATE_COUNT, maximum) if maximum else limit or settings.PAGINATE_COUNT
     vrf = vrf_reference(info.context, prefix)
+    free = allocation.free_addresses(prefix, size, *span(prefix, range_start, range_end))
+    return [{"address": a, "family": prefix.ip_version, "vrf": vrf} for a in free]
+
+
+def span(prefix: Prefix, range_start: str | None, range_end: str | None) -> tuple[int | None, int | None]:
+    """The first and last address (integers, None where not given) of a span inside a prefix."""
     family = prefix.ip_version
-    first, final = (
-        host_of(name, text, family) for name, text in (("range_start", range_start), ("range_end", range_end))
-    )
-    free = allocation.free_addresses(prefix, size, first, final)
-    return [{"address": a, "family": family, "vrf": vrf} for a in free]
+    return host_of("range_start", range_start, family), host_of("range_end", range_end, family)
 
 
 def host_of(name: str, text: str | None, family: int) -> int | None:
@@ -84,6 +86,13 @@ def allocate(model, plan):
     return resolve
 
 
+def allocate_ips(root, info, parent, data, range_start=None, range_end=None):
+    """Addresses allocated from the prefix's free ones, within the span where given."""
+    prefix = visible_parent(info.context, parent)
+    planned = allocation.plan_addresses(prefix, data, *span(prefix, range_start, range_end))
+    return perform("create", resource_for(IPAddress), info.context, {"data": planned})
+
+
 def visible_group(context, pk) -> VLANGroup:
     group = restricted(resource_for(VLANGroup), context.user).filter(pk=pk).first()
     if group is None:
@@ -100,6 +109,10 @@ def allocate_vlans(root, info, parent, data):
     return perform("create", resource_for(VLAN), info.context, {"data": planned})
 
 
+def span_arguments() -> dict:
+    return {"range_start": graphene.String(), "range_end": graphene.String()}
+
+
 def query_fields(types) -> dict:
     return {
         "available_vlan_ids": graphene.Field(
@@ -114,12 +127,7 @@ def query_fields(types) -> dict:
         ),
         "available_ip_addresses": graphene.Field(
             graphene.List(GenericScalar),
-            args={
-                "parent": UUID(required=True),
-                "limit": graphene.Int(),
-                "range_start": graphene.String(),
-                "range_end": graphene.String(),
-            },
+            args={"parent": UUID(required=True), "limit": graphene.Int(), **span_arguments()},
             resolver=resolve_available_ips,
         ),
     }
@@ -140,7 +148,7 @@ def mutation_fields(types) -> dict:
         ),
         "allocate_ip_addresses": graphene.Field(
             graphene.List(types[resource_for(IPAddress).type_name]),
-            args=arguments,
-            resolver=allocate(IPAddress, allocation.plan_addresses),
+            args={**arguments, **span_arguments()},
+            resolver=allocate_ips,
         ),
     }

@@ -48,6 +48,13 @@ class VirtualDeviceContext(PrimaryModel):
         blank=True,
     )
     description = models.CharField(max_length=255, blank=True)
+    controller_managed_device_group = models.ForeignKey(
+        "dcim.ControllerManagedDeviceGroup",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="virtual_device_contexts",
+    )
 
     class Meta:
         ordering = ["name", "id"]
