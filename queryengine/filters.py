@@ -42,6 +42,7 @@ from .relationnames import to_many
 from .timeouts import linear_pattern
 
 CUSTOM_FIELD_FILTER = "cf"  # the argument carrying every cf_ filter
+TYPE_ALIAS = "_type"  # GraphQL's other name of a `type` filter, as the reference's
 CONNECTION_SEARCH = "connection_q"  # the argument of a connection list's `q` (Resource.connection_search)
 CUSTOM_FIELD_PREFIX = "cf_"
 
@@ -484,6 +485,10 @@ def build_filters(resource: Resource) -> dict[str, Filter]:
         found[CONNECTION_SEARCH] = Filter(
             CONNECTION_SEARCH, "", "icontains", kind="search", fields=resource.connection_search, listed=False
         )
+    if "type" in found:
+        # GraphQL also names the `type` filter `_type`, as the reference's schema does (its
+        # library's name for an argument that would shadow Python's `type`); REST keeps `type`.
+        found[TYPE_ALIAS] = replace(found["type"], name=TYPE_ALIAS, listed=False)
     if resource.has_custom_fields:
         # Every `cf_<key>[__<lookup>]` parameter travels in this one argument, {parameter: values}:
         # custom fields are defined at run time, the schema's arguments at start.

@@ -323,3 +323,25 @@ def test_a_path_end_fanning_out_is_a_boolean_never_null():
     fields = schema.graphql_schema.get_type("CablePathType").fields
     for name in ("origin_fans_out", "destination_fans_out"):
         assert str(fields[name].type) == "Boolean!" and not fields[name].args
+
+
+def test_type_filters_are_also_named_underscore_type_in_graphql(api, superuser):
+    from inventory.dcim.models import Interface
+
+    kinds = sorted(set(Interface.objects.values_list("type", flat=True)))
+    assert len(kinds) > 1, "the sample holds interfaces of several types"
+    wanted = kinds[0]
+    data = through_http(
+        api,
+        superuser,
+        "query ($t: [String]) { a: interfaces(_type: $t) { id } b: interfaces(type: $t) { id } "
+        "devices { name interfaces(_type: $t) { id } } }",
+        {"t": [wanted]},
+    )
+    expected = {str(pk) for pk in Interface.objects.filter(type=wanted).values_list("pk", flat=True)}
+    assert {row["id"] for row in data["a"]} == {row["id"] for row in data["b"]} == expected
+    nested = {row["id"] for device in data["devices"] for row in device["interfaces"]}
+    assert nested == expected
+    # REST keeps the reference's `type`: `_type` is no filter of its list.
+    assert "_type" in api.json("/api/dcim/interfaces/", {"_type": wanted}, status=400)
+    assert api.json("/api/dcim/interfaces/", {"type": wanted})["count"] == len(expected)
