@@ -9,7 +9,10 @@ built once, with the base URL's mark left in, and the mark is replaced for each 
 
 from __future__ import annotations
 
+import logging
+
 import orjson
+from django.db import DatabaseError
 
 from . import changes, documents
 from .jsonsql import BASE_MARK
@@ -22,6 +25,7 @@ MARK = BASE_MARK.encode()
 # The mark as JSON escapes it: in a value a text holds, or a URL rendered in Python and encoded.
 ESCAPED_MARK = b"\\u0001"
 STORED = STORED_BASE.encode()
+log = logging.getLogger(__name__)
 holding = changes.holding  # around a write whose records wait for its read-back
 
 
@@ -94,7 +98,14 @@ def recorded_with_read_back(plan, held: list, writer, written: list, created: bo
             continue
         objects = [change.instance for change in waiting]
         known = writer.known_empty(target_plan.many_lists, objects, created) if target is resource else ()
-        attach(held, model, read(target, {str(c.pk) for c in waiting}, frozenset(known)))
+        try:
+            found = read(target, {str(c.pk) for c in waiting}, frozenset(known))
+        except DatabaseError:
+            raise  # the write's own deferred statement failed here: the write fails with it
+        except Exception as exc:  # never fails the write: the recorder reads them, or keeps none
+            log.warning("no API shape for %s changes: %s", target.object_type, exc)
+            continue
+        attach(held, model, found)
     changes.release(held)
     return answer
 
