@@ -45,6 +45,9 @@ class Change:
     pk: object = field(init=False)
     label: str = field(init=False)
 
+    # The object as the change log keeps its API shape, where the write read it (storedshapes).
+    shape: dict | None = field(init=False, default=None)
+
     def __post_init__(self):
         self.pk = self.instance.pk
         self.label = str(self.instance)
@@ -54,14 +57,40 @@ _context: ContextVar[ChangeContext | None] = ContextVar("change_context", defaul
 # Set while the engine records a write itself, so model signals do not record it twice.
 _engine_writing: ContextVar[bool] = ContextVar("engine_writing", default=False)
 RECORDERS: list[Callable] = []  # (changes, user, context) -> None
+# Whether the recorder keeps each object's API shape (Change.shape): asked at each write.
+SHAPES_WANTED: list[Callable[[], bool]] = []
+# Changes recorded inside `holding`, with their user and context, waiting to be handed over.
+_held: ContextVar[list | None] = ContextVar("held_changes", default=None)
 
 
-def record_changes_with(recorder: Callable) -> None:
+def record_changes_with(recorder: Callable, shapes_wanted: Callable[[], bool] = lambda: False) -> None:
     RECORDERS[:] = [recorder]
+    SHAPES_WANTED[:] = [shapes_wanted]
 
 
 def recording() -> bool:
     return bool(RECORDERS)
+
+
+def shapes_wanted() -> bool:
+    return bool(RECORDERS) and SHAPES_WANTED[0]()
+
+
+@contextmanager
+def holding():
+    """Inside, recorded changes wait in the list yielded until `release`: a write hands them
+    over once it has read its objects back, with the shapes it read (Change.shape)."""
+    token = _held.set([])
+    try:
+        yield _held.get()
+    finally:
+        _held.reset(token)
+
+
+def release(held: list) -> None:
+    while held:
+        changes, user, context = held.pop(0)
+        RECORDERS[0](changes, user, context)
 
 
 @contextmanager
@@ -101,6 +130,10 @@ def record(changes: list[Change], user=None) -> None:
         context = current_context()
         if user is None:
             user = context.user() if callable(context.user) else context.user
+        held = _held.get()
+        if held is not None:
+            held.append((changes, user, context))
+            return
         RECORDERS[0](changes, user, context)
 
 

@@ -50,6 +50,7 @@ from . import (
     otherfields,
     prepared,
     query,
+    storedshapes,
     together,
     twins,
     uploads,
@@ -93,13 +94,19 @@ from .sharedplans import SharedPlans
 from .timeouts import timed_out
 
 _NO_TREE_PATH = (b"null", b"null")
+_BASE_MARK = jsonsql.BASE_MARK.encode()
 
 
 def _generic_ref_projection(base, label, pk, keys):
+    """A generic relation's reference; its URL carries the base's mark, as SQL-built texts do."""
     target = resource_by_object_type(label) if label else None
     if target is None or pk is None:
         return None
-    url = f"{base}{target.route}/{pk}/" if target.routed else None
+    url = (
+        orjson.Fragment(b'"%s%s/%s/"' % (_BASE_MARK, target.route.encode(), str(pk).encode()))
+        if target.routed
+        else None
+    )
     full = {"id": pk, "object_type": label, "url": url, "__typename": target.type_name}
     return {response_key: full[name] for response_key, name in keys}
 
@@ -646,11 +653,17 @@ class RootPlan:
             # Written objects are read back through the plan, in input order. Many-to-many values
             # the write knows to be empty need no query.
             # A single object's UPDATE may wait for its read-back and travel with it.
-            with prepared.reading_back():
+            # Change records wait for the shapes they keep (storedshapes.recorded_with_read_back).
+            with prepared.reading_back(), storedshapes.holding() as held:
                 written, writer = perform_with_writer(self.kind, self.resource, context, arguments)
-            empty = writer.known_empty(plan.many_lists, written, self.kind == "create")
-            ids = {str(obj.pk) for obj in written}
-            loaded = plan.load(ids, context.base_url, viewer, narrow=False, empty=empty)
+                created = self.kind == "create"
+                ids = {str(obj.pk) for obj in written}
+                loaded = storedshapes.recorded_with_read_back(
+                    plan, held, writer, written, created, viewer, context
+                )
+                if loaded is None:
+                    empty = writer.known_empty(plan.many_lists, written, created)
+                    loaded = plan.load(ids, context.base_url, viewer, narrow=False, empty=empty)
             prepared.run_deferred(connections[self.resource.model._default_manager.db])
             for obj in written:
                 if hasattr(obj, "stored_row"):

@@ -298,3 +298,44 @@ def test_records_of_a_bulk_write_keep_every_character(api, superuser):
         assert (
             record["object_data"]["description"] == text and record["object_data"]["name"] == tenant["name"]
         )
+
+
+def kept_shapes_match_the_api(api, rows: list[dict], path: str) -> None:
+    """Each object's latest record keeps it as a read at depth 1 shows it, URLs relative."""
+    for row in rows:
+        shown = api.json(f"{path}{row['id']}/", {"depth": 1, "exclude_m2m": "false"})
+        [latest, *_] = changes(api, changed_object_id=row["id"])
+        assert latest["object_data_v2"] == orjson_relative(shown, "http://testserver"), row["id"]
+
+
+@override_settings(CHANGELOG_OBJECT_DATA_V2=True)
+def test_the_shape_a_bulk_write_keeps_is_the_object_read_at_depth_1(api, sample):
+    """Single and bulk creates and updates keep each object's shape as a read shows it: with
+    its related objects nested, the many-to-many values the write set or left, and those it
+    knows to be empty."""
+    device = Device.objects.filter(interfaces__isnull=False).first()
+    status, tag = send(
+        api, "post", "/api/extras/tags/", {"name": "kept", "content_types": ["dcim.interface"]}
+    )
+    assert status == 201, tag
+    path = "/api/dcim/interfaces/"
+    bodies = [
+        {"device": str(device.pk), "name": f"kept-{i}", "type": "1000base-t", "status": "Active"}
+        for i in range(4)
+    ]
+    bodies[1]["tags"] = [tag["id"]]
+    status, created = send(api, "post", path, bodies)
+    assert status == 201, created
+    kept_shapes_match_the_api(api, created, path)
+    patch = [
+        {"id": row["id"], "description": f"d{n}", "tags": [tag["id"]] if n % 2 else []}
+        for n, row in enumerate(created)
+    ]
+    status, updated = send(api, "patch", path, patch)
+    assert status == 200, updated
+    kept_shapes_match_the_api(api, updated, path)
+    status, one = send(api, "post", path, {**bodies[0], "name": "kept-single"})
+    assert status == 201, one
+    status, _ = send(api, "patch", f"{path}{one['id']}/", {"label": "single"})
+    assert status == 200
+    kept_shapes_match_the_api(api, [one], path)

@@ -23,7 +23,7 @@ from django.db.models.signals import pre_delete
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from queryengine import changes
+from queryengine import changes, storedshapes
 from queryengine.prepared import run_deferred, run_later
 from queryengine.registry import resource_for, resources
 
@@ -180,46 +180,26 @@ def related_object(instance) -> dict:
 
 def api_shapes(records: list[changes.Change]) -> dict[str, dict]:
     """`object_data_v2` by object id: each created or updated object as the API shows it at
-    depth 1 with its many-to-many lists and relative URLs, as the reference stores it, read
-    through the compiled engine once per model for the whole write. A deleted object keeps the
-    shape of its last record (the state it was deleted in, unless it changed unrecorded)."""
-    # Imported here: the schema is built once every application has declared its resources.
-    from queryengine import engine
-    from queryengine.documents import list_document, many_to_many_fields
-    from queryengine.permissions import Everyone
-    from queryengine.scalars import dumps
-    from queryengine.schema import RequestContext
-
+    depth 1 with its many-to-many lists and relative URLs, as the reference stores it: the
+    shape the write read (Change.shape: its read-back, or one read beside it), else read here
+    through the compiled plan of that shape once per model for the whole write. A deleted
+    object keeps the shape of its last record (the state it was deleted in, unless it changed
+    unrecorded)."""
+    shapes = {str(c.pk): c.shape for c in records if c.shape is not None and c.action != changes.DELETE}
     by_model: dict = {}
     for change in records:
-        if change.action != changes.DELETE:
-            by_model.setdefault(type(change.instance), []).append(str(change.pk))
-    shapes = {}
+        if change.action != changes.DELETE and str(change.pk) not in shapes:
+            by_model.setdefault(type(change.instance), set()).add(str(change.pk))
     for model, ids in by_model.items():
         resource = resource_for(model)
-        document = list_document(resource, 1, frozenset(many_to_many_fields(resource)), ("id",))
-        context = RequestContext(user=Everyone(), base_url="/api/")
-        # In parts a filter takes (FILTER_MAX_VALUES): a bulk write may hold more objects.
-        step = settings.FILTER_MAX_VALUES
-        for part in (ids[start : start + step] for start in range(0, len(ids), step)):
-            variables = {"limit": None, "offset": 0, "order_by": None, "f0": part}
-            result = engine.run(document, variables, context)
-            database_error = next(
-                (
-                    e.original_error
-                    for e in result.errors or ()
-                    if isinstance(e.original_error, DatabaseError)
-                ),
-                None,
-            )
-            if database_error is not None:
-                # The write's own deferred statement failed here (a unique value taken): the
-                # write fails with it, and its next attempt names the field.
-                raise database_error
-            if result.errors:  # never fails the write: the record keeps the rest of its data
-                log.warning("no API shape for %s changes: %s", resource.object_type, result.errors[0].message)
-                continue
-            shapes.update((row["id"], row) for row in orjson.loads(dumps(result.data["results"])))
+        try:
+            shapes.update(storedshapes.read(resource, ids))
+        except DatabaseError:
+            # The write's own deferred statement failed here (a unique value taken): the write
+            # fails with it, and its next attempt names the field.
+            raise
+        except Exception as exc:  # never fails the write: the record keeps the rest of its data
+            log.warning("no API shape for %s changes: %s", resource.object_type, exc)
     deleted = [change.pk for change in records if change.action == changes.DELETE]
     if deleted:  # each object's latest record: found from the light columns, then read alone
         latest = {}
@@ -260,7 +240,7 @@ def deleting(sender, instance, **kwargs) -> None:
 def connect() -> None:
     if not settings.CHANGELOG_ENABLED:
         return
-    changes.record_changes_with(store)
+    changes.record_changes_with(store, lambda: settings.CHANGELOG_OBJECT_DATA_V2)
     on_recorded(webhooks.enqueue)
     for resource in resources():
         if resource.writable and changes.logged(resource.model):
