@@ -19,11 +19,11 @@ from graphql import (
 )
 
 from . import customschema, generated, uploads
-from .compiler import Plan, compile_document
 from .documentcache import DocumentCache
 from .limits import parse_within_limits
 from .prepared import deferring
 from .relatedlists import RowBudget
+from .rootplans import Plan, compile_document
 from .rules import RULES
 from .schema import schema
 from .timeouts import timed_out

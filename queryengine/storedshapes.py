@@ -4,7 +4,7 @@ stores it.
 
 It is read through the compiled plan of that shape, by id, for a whole write at once: no
 GraphQL document is run for it, no page of ids or count is read. A write whose own answer is
-that shape (the same plan) hands its read-back over instead (compiler.RootPlan): the texts are
+that shape (the same plan) hands its read-back over instead (rootplans.RootPlan): the texts are
 built once, with the base URL's mark left in, and the mark is replaced for each use."""
 
 from __future__ import annotations
