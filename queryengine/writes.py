@@ -181,8 +181,6 @@ class Writer:
         """Set `data` on `instance`; returns (many-to-many values to set, errors)."""
         if not isinstance(data, dict):
             return {}, {NON_FIELD: [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}
-        # The fields the write gives, for a model's rules over them (`clean_related`).
-        instance.written_fields = frozenset(data)
         errors: dict[str, list[str]] = {}
         many: dict = {}
         kept = self.superuser_values(instance, data)

@@ -1,8 +1,6 @@
 """Answers that differ between API versions 2.0 and 3.x, through the HTTP stack: each row of the
 version table a resource declares (Resource.versioned), read and written, single and bulk."""
 
-from urllib.parse import urlencode
-
 import orjson
 import pytest
 
@@ -142,65 +140,6 @@ def test_old_versions_show_the_assigned_location(api, places, path):
     assert reference_id(shown["location"]) == second and "locations" not in shown
     found = call(api, "get", f"{path}?location={first}&id={created['id']}", "2.0")[1]
     assert found["count"] == 0
-
-
-def changes(api, **params) -> list[dict]:
-    found = call(api, "get", f"/api/extras/object-changes/?limit=1000&{urlencode(params)}", "3.2")[1]
-    return sorted(found["results"], key=lambda change: change["time"])
-
-
-def assigned(api, path: str, pk: str) -> list[tuple[str, str]]:
-    assignments, key = ASSIGNMENTS[path]
-    rows = call(api, "get", f"{assignments}?{key}={pk}", "3.2")[1]["results"]
-    return sorted((row["id"], reference_id(row["location"])) for row in rows)
-
-
-@pytest.mark.parametrize("path", [VLANS, PREFIXES])
-@pytest.mark.parametrize("version", OLD)
-def test_old_versions_writing_the_same_location_change_nothing(api, places, path, version):
-    """The Ansible modules write the location they read on every run: given again, the object's
-    location assignments stay as they are (the change recorded is that of a write changing
-    nothing, as any); another location replaces them."""
-    first, second = places
-    status, created = call(api, "post", path, "3.2", BODIES[path](8))
-    assert status == 201, created
-    pk, url = created["id"], f"{path}{created['id']}/"
-    assignments, key = ASSIGNMENTS[path]
-    assert call(api, "post", assignments, "3.2", {key: pk, "location": first})[0] == 201
-    assert call(api, "patch", url, "3.2", {"description": ""})[0] == 200  # a write changing nothing
-    kept = assigned(api, path, pk)
-    assignment_type = f"ipam.{key}locationassignment"
-    logged = len(changes(api, changed_object_type=assignment_type))
-    status, read = call(api, "get", url, version)
-    assert status == 200 and reference_id(read["location"]) == first
-    writes = (
-        ("patch", url, {"location": read["location"]["id"]}),
-        ("put", url, {**BODIES[path](8), "location": first}),
-        ("patch", path, [{"id": pk, "location": first}]),
-    )
-    for method, target, body in writes:
-        status, answer = call(api, method, target, version, body)
-        assert status == 200, (method, answer)
-        answer = answer[0] if isinstance(answer, list) else answer
-        # What a read shows (a write's answer also has computed_fields and relationships).
-        assert {name: answer[name] for name in read if name != "last_updated"} == {
-            name: value for name, value in read.items() if name != "last_updated"
-        }, method
-        assert assigned(api, path, pk) == kept, method
-        assert len(changes(api, changed_object_type=assignment_type)) == logged, method
-        *_, before, after = changes(api, changed_object_id=pk)
-        assert after["action"]["value"] == "update"
-        assert {**after["object_data"], "last_updated": None} == {
-            **before["object_data"],
-            "last_updated": None,
-        }
-    status, moved = call(api, "patch", url, version, {"location": second})
-    assert status == 200 and reference_id(moved["location"]) == second
-    [(new_id, place)] = assigned(api, path, pk)
-    assert place == second and new_id not in {pk for pk, _ in kept}
-    assert changes(api, changed_object_id=pk)[-1]["object_data"]["locations"] == [second]
-    status, cleared = call(api, "put", url, version, {**BODIES[path](8), "location": None})
-    assert status == 200 and cleared["location"] is None and assigned(api, path, pk) == []
 
 
 @pytest.mark.parametrize("path", [VLANS, PREFIXES])

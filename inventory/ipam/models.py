@@ -162,8 +162,7 @@ class VLANGroup(SlugModel, PrimaryModel):
 
 class SingleLocation:
     """A VLAN's or prefix's one `location`, as API 2.0 and 2.1 show it and every version writes
-    it: writing it makes it the object's only location (`locations`), as the reference's.
-    Writing the one it already has (a 2.0 client writing back what it read) changes nothing."""
+    it: writing it makes it the object's only location (`locations`), as the reference's."""
 
     @classmethod
     def from_db(cls, db, field_names, values):
@@ -172,15 +171,9 @@ class SingleLocation:
         return instance
 
     def clean_related(self, many: dict) -> None:
-        if "locations" in many or "location" not in getattr(self, "written_fields", ()):
-            return  # the list decides, or the write leaves the location alone
-        wanted = [] if self.location_id is None else [self.location_id]
-        if not self._state.adding and [location.pk for location in self.locations.all()] == wanted:
-            # As it was, column too: the location shown is its one assignment, the column only
-            # what an earlier write named (an assignment may have been made without it).
-            self.location_id = getattr(self, "stored_location_id", None)
+        if "locations" in many or self.location_id == getattr(self, "stored_location_id", None):
             return
-        many["locations"] = [self.location] if wanted else []
+        many["locations"] = [] if self.location_id is None else [self.location]
 
 
 class VLAN(SingleLocation, PrimaryModel):
