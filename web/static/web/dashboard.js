@@ -27,6 +27,8 @@ function csrfToken() {
   return match ? decodeURIComponent(match[1]) : "";
 }
 
+// Choices and content types are read in REST's form (`<name>__rest`: {value, label}, "dcim.device"),
+// beside the reference's enums and objects the plain names answer.
 async function graphql(query, variables = {}) {
   const response = await fetch("/api/graphql/", {
     method: "POST",
@@ -116,7 +118,7 @@ async function showCounts() {
 }
 
 async function showStatuses() {
-  const { statuses } = await graphql("{ statuses(limit: 1000) { name color content_types } }");
+  const { statuses } = await graphql("{ statuses(limit: 1000) { name color content_types: content_types__rest } }");
   const wanted = [];
   for (const [label, field, contentType] of MODELS) {
     if (!contentType) continue;
@@ -191,7 +193,7 @@ function coveredByChildren(parent, prefixes) {
 
 async function showUtilisation() {
   const { prefixes } = await graphql(
-    "{ prefixes(limit: 1000) { prefix network broadcast ip_version prefix_length type } }",
+    "{ prefixes(limit: 1000) { prefix network broadcast ip_version prefix_length type: type__rest } }",
   );
   for (const p of prefixes) {
     p.start = addressValue(p.network, p.ip_version);
@@ -220,7 +222,7 @@ async function showUtilisation() {
 
 async function showChanges() {
   const { object_changes: changes } = await graphql(
-    `{ object_changes(limit: ${CHANGES_SHOWN}) { time user_name action object_repr changed_object_type changed_object { url } } }`,
+    `{ object_changes(limit: ${CHANGES_SHOWN}) { time user_name action: action__rest object_repr changed_object_type: changed_object_type__rest changed_object { url } } }`,
   );
   const rows = changes.map((change) => {
     const name = change.changed_object
